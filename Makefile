@@ -1,0 +1,212 @@
+# The CUDA lab kit: the one entry point. `make help` lists every target and variable.
+#
+# A lab is a folder labs/<lab>/ with a lab.toml; nothing here names a lab. Each student file
+# <src>/<lab>/<prog>.c is copied to build/.../<lab>/<prog>.cu (editors highlight .c, nvcc wants
+# .cu) and linked with the lab's trusted harness (labs/<lab>/*.cpp, *.cu) and labs/common into
+# the program build/.../<lab>/<prog>.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+# ---- what to build ---------------------------------------------------------------------
+LAB    ?=
+SOL    ?=
+SUB    ?=
+EMU    ?=
+ASAN   ?=
+PYTHON ?= python3
+
+LABS := $(patsubst labs/%/lab.toml,%,$(wildcard labs/*/lab.toml))
+
+# Where the student files come from: starter/, solutions/ (SOL=1) or a submission (SUB=path,
+# a folder or a .tar.gz that the grader's intake unpacks). SRC_ROOT/BUILD may be set directly
+# (the grader does, for submissions it has already checked).
+ifneq ($(SUB),)
+  SUB_NAME := $(basename $(basename $(notdir $(abspath $(SUB)))))
+  FLAVOR   := sub-$(SUB_NAME)
+  ifneq ($(filter %.tar.gz %.tgz,$(SUB)),)
+    SRC_ROOT ?= build/unpacked/$(SUB_NAME)
+    UNPACK := $(shell $(PYTHON) -m grader unpack '$(SUB)' '$(SRC_ROOT)' >&2 || echo failed)
+    ifneq ($(UNPACK),)
+      $(error could not unpack submission $(SUB): see the message above)
+    endif
+  else
+    SRC_ROOT ?= $(SUB)
+  endif
+else ifneq ($(SOL),)
+  FLAVOR   := solution
+  SRC_ROOT ?= solutions
+else
+  FLAVOR   := starter
+  SRC_ROOT ?= starter
+endif
+BUILD ?= build/$(if $(EMU),emu-)$(FLAVOR)$(if $(ASAN),-asan)
+
+# ---- toolchain ---------------------------------------------------------------------------
+CUDA_PATH ?= /usr/local/cuda
+NVCC      ?= $(firstword $(wildcard $(CUDA_PATH)/bin/nvcc) $(shell command -v nvcc 2>/dev/null) nvcc)
+CXX       := g++
+GTEST_LIBS ?= -lgtest -lgtest_main -pthread
+
+# ARCH: the GPU's own (e.g. sm_90 on an H100) when nvidia-smi finds one; otherwise a
+# compile-only default covering Ampere and Hopper, plus PTX for newer cards.
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+ifneq ($(GPU_CC),)
+  ARCH ?= sm_$(GPU_CC)
+endif
+ifneq ($(ARCH),)
+  ARCH_FLAGS := -arch=$(ARCH)
+else
+  ARCH_FLAGS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+endif
+NVCCFLAGS ?= -O3 -lineinfo
+ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) -Xcompiler -Wall -Ilabs/common $(LAB_INCLUDE)
+
+include labs/emu/emu.mk
+ALL_EMUFLAGS = $(EMU_CXXFLAGS) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
+
+# Per-lab build settings from each lab.toml's [build] table (LAB_<lab>_NVCCFLAGS, _LDLIBS, ...).
+build/labs.mk: $(wildcard labs/*/lab.toml) grader/makefrag.py
+	@mkdir -p $(@D)
+	@$(PYTHON) -m grader.makefrag $(LABS) > $@
+include build/labs.mk
+
+# ---- compiling ---------------------------------------------------------------------------
+COMMON_SRCS := $(wildcard labs/common/*.cpp labs/common/*.cu)
+COMMON_OBJS := $(COMMON_SRCS:%=$(BUILD)/obj/%.o)
+
+ifeq ($(EMU),)
+  define compile_cuda
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) $(EXTRA_NVCCFLAGS) -c $< -o $@
+  endef
+  LINK = $(NVCC) $(ALL_NVCCFLAGS) $(EXTRA_NVCCFLAGS) $^ -o $@ $(EXTRA_LDLIBS)
+  TOOLCHAIN := $(NVCC)
+else
+  define compile_cuda
+	@mkdir -p $(@D)
+	@$(EMU_REWRITE) $< $@.emu.cpp
+	$(EMU_CXX) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) -c $@.emu.cpp -o $@
+  endef
+  LINK = $(EMU_CXX) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) $(filter %.o,$^) $(EMU_LIB) -o $@ $(EMU_LDFLAGS) $(EXTRA_EMU_LDLIBS)
+  TOOLCHAIN := $(EMU_CXX)
+endif
+
+# Harness and common sources: .cu and .cpp alike go through the CUDA compiler (or the
+# emulator), so harness code may call the CUDA runtime.
+$(BUILD)/obj/%.cu.o: %.cu
+	$(compile_cuda)
+$(BUILD)/obj/%.cpp.o: %.cpp
+	$(compile_cuda)
+# Student files, copied from .c to .cu first.
+$(BUILD)/%.o: $(BUILD)/%.cu
+	$(compile_cuda)
+
+# One lab's rules. $(1) is the lab id.
+define lab_rules
+$(1)_PROGRAMS := $$(basename $$(notdir $$(wildcard starter/$(1)/*.c)))
+$(1)_SRC_DIR  := $$(if $$(wildcard $(SRC_ROOT)/$(1)/.),$(SRC_ROOT)/$(1),$(SRC_ROOT))
+$(1)_HARNESS  := $$(patsubst %,$(BUILD)/obj/%.o,$$(wildcard labs/$(1)/*.cpp labs/$(1)/*.cu))
+$(1)_BINS     := $$(addprefix $(BUILD)/$(1)/,$$($(1)_PROGRAMS))
+
+.PHONY: $(1)
+$(1): $$($(1)_BINS)
+
+$(BUILD)/$(1)/%.cu: $$($(1)_SRC_DIR)/%.c
+	@mkdir -p $$(@D)
+	cp $$< $$@
+$(BUILD)/$(1)/%.cu:
+	@echo "error: $$($(1)_SRC_DIR)/$$*.c is missing: lab $(1) needs $$(addsuffix .c,$$($(1)_PROGRAMS))" >&2
+	@false
+
+$$($(1)_BINS): $(BUILD)/$(1)/%: $(BUILD)/$(1)/%.o $$($(1)_HARNESS) $(COMMON_OBJS) $(if $(EMU),$(EMU_LIB))
+	$$(LINK)
+
+$(BUILD)/$(1)/% $(BUILD)/obj/labs/$(1)/%: LAB_INCLUDE := -Ilabs/$(1)
+$(BUILD)/$(1)/% $(BUILD)/obj/labs/$(1)/%: EXTRA_NVCCFLAGS := $$(LAB_$(1)_NVCCFLAGS)
+$(BUILD)/$(1)/% $(BUILD)/obj/labs/$(1)/%: EXTRA_LDLIBS := $$(LAB_$(1)_LDLIBS)
+$(BUILD)/$(1)/% $(BUILD)/obj/labs/$(1)/%: EXTRA_EMUFLAGS := $$(LAB_$(1)_EMU_CXXFLAGS)
+$(BUILD)/$(1)/% $(BUILD)/obj/labs/$(1)/%: EXTRA_EMU_LDLIBS := $$(LAB_$(1)_EMU_LDLIBS)
+endef
+$(foreach lab,$(LABS),$(eval $(call lab_rules,$(lab))))
+
+# ---- targets -----------------------------------------------------------------------------
+.PHONY: all toolchain help check bench submit test deps gtests pytest lab-given clean
+all: $(LABS)
+
+# Fail early, with what to do, when the compiler is missing.
+ifeq ($(EMU),)
+  ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
+    $(if $(filter-out help deps test pytest clean,$(or $(MAKECMDGOALS),all)),\
+      $(error nvcc not found (NVCC=$(NVCC)). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
+  endif
+endif
+
+lab-given:
+	@$(if $(LAB),,echo "error: say which lab: LAB=<lab>, one of: $(LABS)" >&2; exit 2)
+	@$(if $(filter $(LAB),$(LABS)),,echo "error: LAB=$(LAB) names no lab; the labs are: $(LABS)" >&2; exit 2)
+
+GRADER_FLAVOR = $(if $(SUB),--submission '$(SUB)',$(if $(SOL),--solution)) $(if $(EMU),--emu) $(if $(ASAN),--asan)
+
+# Build and grade one lab on its public testcases; prints the verdict table.
+check: lab-given
+	$(PYTHON) -m grader check $(LAB) $(GRADER_FLAVOR) $(GRADER_ARGS)
+
+# The lab's benchmark: the reference solution against the machine's own ceiling, one run.
+bench: lab-given
+	$(PYTHON) -m grader bench $(LAB) $(if $(EMU),--emu)
+
+# A <lab>-submission.tar.gz of the student's files with a manifest.
+submit: lab-given
+	$(PYTHON) -m grader submit $(LAB) $(if $(SUB),--from '$(SUB)')
+
+# Everything a test run needs that a fresh machine may lack (Debian and PyPI packages).
+deps:
+	@$(PYTHON) -m grader.deps
+
+GTEST_BINS += build/tests/common_tests
+COMMON_TEST_SRCS := $(wildcard tests/common/*.cpp)
+COMMON_HOST_SRCS := $(wildcard labs/common/*.cpp)
+build/tests/common_tests: $(COMMON_TEST_SRCS) $(COMMON_HOST_SRCS) $(wildcard labs/common/*.h)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O1 -g -Wall -Ilabs/common $(COMMON_TEST_SRCS) $(COMMON_HOST_SRCS) -o $@ $(GTEST_LIBS)
+
+gtests: $(GTEST_BINS)
+	@set -e; for t in $(GTEST_BINS); do echo "== $$t"; ./$$t --gtest_brief=1; done
+
+pytest:
+	$(PYTHON) -m pytest -q grader/tests
+
+# All C++ (GoogleTest) and grader (pytest) tests; GPU-only tests say they are skipped.
+test: deps
+	@$(MAKE) --no-print-directory gtests
+	@$(MAKE) --no-print-directory pytest
+
+clean:
+	rm -rf build
+
+help:
+	@echo "The CUDA lab kit. Labs: $(LABS)"
+	@echo
+	@echo "Targets:"
+	@echo "  make                     build every lab from starter/ into build/"
+	@echo "  make <lab>               build one lab (e.g. make increment)"
+	@echo "  make check LAB=<lab>     build, then grade on the public testcases"
+	@echo "  make bench LAB=<lab>     the reference solution's benchmark against the GPU's ceiling"
+	@echo "  make submit LAB=<lab>    package <lab>-submission.tar.gz from starter/<lab> (or SUB=folder)"
+	@echo "  make test                every GoogleTest and pytest suite (installs what is missing)"
+	@echo "  make deps                install what the tests need (Debian and PyPI packages)"
+	@echo "  make clean               remove build/"
+	@echo
+	@echo "Variables:"
+	@echo "  SOL=1                    build from solutions/ instead of starter/"
+	@echo "  SUB=<folder|.tar.gz>     build or grade a submission"
+	@echo "  EMU=1                    build for the CPU emulator (no GPU needed)"
+	@echo "  ASAN=1                   with EMU=1: AddressSanitizer on"
+	@echo "  ARCH=sm_90               GPU architecture (found from nvidia-smi when there is a GPU)"
+	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags"
+	@echo "  GRADER_ARGS='...'        extra options for the grader (python3 -m grader check --help)"
+	@echo "Now: ARCH=$(or $(ARCH),default) NVCC=$(NVCC) BUILD=$(BUILD)"

@@ -1,0 +1,166 @@
+"""The grader's command line: a thin layer over the modules that do the work.
+
+    python3 -m grader check <lab> [--solution | --submission PATH] [--emu] [--cases public|all]
+    python3 -m grader bench <lab>
+    python3 -m grader submit <lab> [--from FOLDER]
+    python3 -m grader unpack <tarball> <folder>
+    python3 -m grader cases <lab> [--cases all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from grader import report as reports
+from grader.build import build_lab
+from grader.cases import prepare, sha256_of
+from grader.grade import Grader, Source, build_dir_for
+from grader.gpu import has_gpu
+from grader.labs import ConfigError, load_lab
+from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
+from grader.submission import SubmissionError, package, unpack
+
+GROUPS = {"public": ("public",), "large": ("large",), "all": ("public", "large")}
+
+
+def _fail(message: str) -> int:
+    print(f"grader: error: {message}", file=sys.stderr)
+    return 2
+
+
+def source_for(args) -> Source:
+    if args.submission:
+        path = Path(args.submission)
+        if not path.exists():
+            raise SubmissionError(f"submission {path} does not exist")
+        name = path.name.removesuffix(".tar.gz").removesuffix(".tgz")
+        if path.is_file():
+            root = BUILD_DIR / "unpacked" / name
+            unpack(path, root)
+            return Source(f"sub-{name}", root)
+        return Source(f"sub-{name}", path.resolve())
+    if args.solution:
+        return Source("solution", SOLUTIONS_DIR)
+    return Source("starter", STARTER_DIR)
+
+
+def no_gpu_message(lab: str) -> str:
+    return (f"no CUDA GPU found on this machine (nvidia-smi lists none). Run on a GPU node, or use "
+            f"the CPU emulator: make check LAB={lab} EMU=1")
+
+
+def cmd_check(args) -> int:
+    lab = load_lab(args.lab)
+    if not args.emu and not has_gpu():
+        return _fail(no_gpu_message(lab.id))
+    grader = Grader(lab, source_for(args), emu=args.emu, asan=args.asan, groups=GROUPS[args.cases],
+                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print)
+    report = grader.grade()
+    print(reports.table(report))
+    reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
+                          junit_path=args.junit)
+    if args.require_full and report.score < report.max_score:
+        return 1
+    return 0
+
+
+def cmd_bench(args) -> int:
+    lab = load_lab(args.lab)
+    if not lab.bench:
+        return _fail(f"lab {lab.id} has no [bench] runs in its lab.toml")
+    if not args.emu and not has_gpu():
+        return _fail(no_gpu_message(lab.id).replace("make check", "make bench"))
+    source = Source("solution", SOLUTIONS_DIR)
+    build_dir = build_dir_for(source, args.emu, False)
+    build = build_lab(lab, src_root=source.root, build_dir=build_dir, emu=args.emu)
+    if not build.ok:
+        print(build.log, file=sys.stderr)
+        return _fail(f"the reference solution did not build: {build.reason}")
+    if args.emu:
+        print("note: CPU emulation: these figures say nothing about a GPU")
+    status = 0
+    for run in lab.bench:
+        argv = [str(build_dir / lab.id / run[0]), *run[1:]]
+        print(f"$ {' '.join([lab.id + '/' + run[0], *run[1:]])}", flush=True)
+        status = subprocess.run(argv).returncode or status
+    return status
+
+
+def cmd_submit(args) -> int:
+    lab = load_lab(args.lab)
+    from_dir = Path(args.from_dir) if args.from_dir else STARTER_DIR / lab.id
+    out = Path(args.out or f"{lab.id}-submission.tar.gz")
+    for warning in package(lab, from_dir, out):
+        print(f"warning: {warning}")
+    print(f"wrote {out}: hand this file in")
+    return 0
+
+
+def cmd_unpack(args) -> int:
+    unpack(Path(args.tarball), Path(args.dest))
+    return 0
+
+
+def cmd_cases(args) -> int:
+    """Makes (or checks) the lab's testcases and prints each file's SHA-256 for the manifest."""
+    lab = load_lab(args.lab)
+    for case in (c for c in lab.cases if c.group in GROUPS[args.cases]):
+        ready = prepare(lab, case, check=not args.print_sha)
+        input_sha = sha256_of(ready.input_path) if ready.input_path else "-"
+        print(f"{case.name}: input_sha256 = {input_sha}  expected_sha256 = {sha256_of(ready.expected_path)}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python3 -m grader", description="The CUDA lab kit's grader.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser("check", help="build and grade one lab")
+    check.add_argument("lab")
+    which = check.add_mutually_exclusive_group()
+    which.add_argument("--solution", action="store_true", help="grade the reference solution")
+    which.add_argument("--submission", metavar="PATH", help="a submission folder or .tar.gz")
+    check.add_argument("--emu", action="store_true", help="build and run under the CPU emulator")
+    check.add_argument("--asan", action="store_true", help="with --emu: AddressSanitizer on")
+    check.add_argument("--cases", choices=sorted(GROUPS), default="public")
+    check.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
+    check.add_argument("--gradescope", type=Path, metavar="FILE", help="write Gradescope's results.json")
+    check.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    check.add_argument("--keep-outputs", action="store_true", help="keep each case's output file")
+    check.add_argument("--require-full", action="store_true", help="exit 1 unless every point is earned")
+    check.add_argument("--quiet", action="store_true", help="print only the final table")
+    check.set_defaults(func=cmd_check)
+
+    bench = sub.add_parser("bench", help="run the lab's benchmark on the reference solution")
+    bench.add_argument("lab")
+    bench.add_argument("--emu", action="store_true")
+    bench.set_defaults(func=cmd_bench)
+
+    submit = sub.add_parser("submit", help="package a submission tarball")
+    submit.add_argument("lab")
+    submit.add_argument("--from", dest="from_dir", metavar="FOLDER", help="default: starter/<lab>")
+    submit.add_argument("--out", metavar="FILE", help="default: <lab>-submission.tar.gz")
+    submit.set_defaults(func=cmd_submit)
+
+    unpack_p = sub.add_parser("unpack", help="check and unpack a submission tarball")
+    unpack_p.add_argument("tarball")
+    unpack_p.add_argument("dest")
+    unpack_p.set_defaults(func=cmd_unpack)
+
+    cases = sub.add_parser("cases", help="make the lab's testcases and print their SHA-256")
+    cases.add_argument("lab")
+    cases.add_argument("--cases", choices=sorted(GROUPS), default="all")
+    cases.add_argument("--print-sha", action="store_true", help="don't check against the manifest")
+    cases.set_defaults(func=cmd_cases)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ConfigError, SubmissionError) as e:
+        return _fail(str(e))

@@ -1,0 +1,132 @@
+"""A lab's configuration: labs/<lab>/lab.toml and its testcases, testcases/<lab>/cases.toml.
+
+The labs are the folders that hold a lab.toml; nothing else lists them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.paths import LABS_DIR, STARTER_DIR, TESTCASES_DIR
+
+
+class ConfigError(Exception):
+    """A lab.toml or cases.toml that is missing or malformed; the message says where."""
+
+
+@dataclass(frozen=True)
+class Compare:
+    format: str = "f32"  # f32 | i32 | text
+    rtol: float = 0.0
+    atol: float = 0.0
+
+
+@dataclass(frozen=True)
+class Timing:
+    metric: str = "kernel_ms"  # a figure from the program's result file, or "wall_ms"
+    slow_factor: float = 0.0  # SLOW if metric > slow_factor x the reference's (0: no check)
+    slow_credit: float = 0.5  # fraction of the points a SLOW case keeps
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    group: str  # "public" (run by make check) or "large" (GPU-sized, run with --cases all)
+    program: str
+    args: tuple[str, ...]
+    points: float
+    time_limit_s: float
+    params: dict = field(default_factory=dict)
+    input: str | None = None  # committed input file, relative to testcases/<lab>/
+    expected: str | None = None  # committed expected output, relative to testcases/<lab>/
+    input_sha256: str | None = None  # generated cases: what the generator must reproduce
+    expected_sha256: str | None = None
+    compare: Compare | None = None  # overrides the lab's
+    timed: bool = False  # timing threshold applies
+
+
+@dataclass(frozen=True)
+class Lab:
+    id: str
+    title: str
+    programs: tuple[str, ...]
+    compare: Compare
+    timing: Timing
+    cases: tuple[Case, ...]
+    bench: tuple[tuple[str, ...], ...]  # argument lists run by `make bench`, program first
+    build: dict
+
+    @property
+    def testcases_dir(self) -> Path:
+        return TESTCASES_DIR / self.id
+
+
+def lab_ids() -> list[str]:
+    return sorted(p.parent.name for p in LABS_DIR.glob("*/lab.toml"))
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path} is missing") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def _case(raw: dict, where: str, lab_compare: Compare) -> Case:
+    try:
+        compare = Compare(**{**lab_compare.__dict__, **raw["compare"]}) if "compare" in raw else None
+        return Case(
+            name=raw["name"],
+            group=raw.get("group", "public"),
+            program=raw["program"],
+            args=tuple(str(a) for a in raw["args"]),
+            points=float(raw.get("points", 1)),
+            time_limit_s=float(raw.get("time_limit_s", 60)),
+            params=dict(raw.get("params", {})),
+            input=raw.get("input"),
+            expected=raw.get("expected"),
+            input_sha256=raw.get("input_sha256"),
+            expected_sha256=raw.get("expected_sha256"),
+            compare=compare,
+            timed=bool(raw.get("timed", False)),
+        )
+    except (KeyError, TypeError) as e:
+        raise ConfigError(f"{where}: case {raw.get('name', '?')!r} is malformed ({e})") from None
+
+
+def load_lab(lab_id: str) -> Lab:
+    if lab_id not in lab_ids():
+        raise ConfigError(f"no lab named {lab_id!r}; the labs are: {', '.join(lab_ids())}")
+    config = _read_toml(LABS_DIR / lab_id / "lab.toml")
+    compare = Compare(**config.get("compare", {}))
+    timing = Timing(**config.get("timing", {}))
+    cases_path = TESTCASES_DIR / lab_id / "cases.toml"
+    raw_cases = _read_toml(cases_path).get("case", [])
+    cases = tuple(_case(raw, str(cases_path), compare) for raw in raw_cases)
+    for case in cases:
+        if case.expected is None and case.expected_sha256 is None:
+            raise ConfigError(f"{cases_path}: case {case.name!r} needs an expected output file or "
+                              f"an expected_sha256 (python3 -m grader cases {lab_id} --print-sha)")
+    names = [c.name for c in cases]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{cases_path}: two cases share a name")
+    programs = tuple(sorted(p.stem for p in (STARTER_DIR / lab_id).glob("*.c")))
+    for case in cases:
+        if case.program not in programs:
+            raise ConfigError(f"{cases_path}: case {case.name!r} runs {case.program!r}, "
+                              f"which is not one of the lab's programs {programs}")
+    return Lab(
+        id=lab_id,
+        title=config.get("title", lab_id),
+        programs=programs,
+        compare=compare,
+        timing=timing,
+        cases=cases,
+        bench=tuple(tuple(str(a) for a in run) for run in config.get("bench", {}).get("runs", [])),
+        build=config.get("build", {}),
+    )

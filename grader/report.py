@@ -1,0 +1,91 @@
+"""Writes a grading report: a terminal table, JSON, Gradescope's results.json, JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import asdict
+from pathlib import Path
+
+from grader import KIT_VERSION
+from grader.grade import Report
+from grader.verdict import AC
+
+
+def table(report: Report) -> str:
+    rows = [(r.case, r.verdict, f"{r.points:g}/{r.max_points:g}", f"{r.wall_s:.2f}s", r.reason)
+            for r in report.results]
+    header = ("case", "verdict", "points", "time", "reason")
+    widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(4)]
+    lines = [f"{report.lab} ({report.source}{', CPU emulation' if report.emu else ''})"]
+    for row in [header] + rows:
+        lines.append("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
+    for r in report.results:
+        if r.timing_note:
+            lines.append(f"  {r.case}: {r.timing_note}")
+    lines += [f"note: {note}" for note in report.notes]
+    lines.append(f"score: {report.score:g} / {report.max_score:g}")
+    return "\n".join(lines)
+
+
+def to_json(report: Report) -> dict:
+    return {
+        "kit_version": KIT_VERSION,
+        "lab": report.lab,
+        "source": report.source,
+        "emulated": report.emu,
+        "score": report.score,
+        "max_score": report.max_score,
+        "notes": report.notes,
+        "cases": [asdict(r) for r in report.results],
+    }
+
+
+def to_gradescope(report: Report) -> dict:
+    """Gradescope's autograder results.json."""
+    return {
+        "score": report.score,
+        "output": "\n".join(report.notes),
+        "tests": [
+            {
+                "name": r.case,
+                "score": r.points,
+                "max_score": r.max_points,
+                "status": "passed" if r.points == r.max_points else "failed",
+                "output": f"{r.verdict}: {r.reason}" + (f"\n{r.timing_note}" if r.timing_note else ""),
+            }
+            for r in report.results
+        ],
+    }
+
+
+def to_junit(report: Report) -> str:
+    suite = ET.Element("testsuite", name=report.lab, tests=str(len(report.results)),
+                       failures=str(sum(r.verdict != AC for r in report.results)))
+    for r in report.results:
+        case = ET.SubElement(suite, "testcase", classname=report.lab, name=r.case, time=f"{r.wall_s:.3f}")
+        if r.verdict != AC:
+            failure = ET.SubElement(case, "failure", type=r.verdict, message=r.reason)
+            failure.text = r.timing_note or r.reason
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Writes via a temporary file and a rename, so a reader never sees half a report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_reports(report: Report, *, json_path: Path | None = None, gradescope_path: Path | None = None,
+                  junit_path: Path | None = None) -> None:
+    if json_path:
+        write_atomically(json_path, json.dumps(to_json(report), indent=2) + "\n")
+    if gradescope_path:
+        write_atomically(gradescope_path, json.dumps(to_gradescope(report), indent=2) + "\n")
+    if junit_path:
+        write_atomically(junit_path, to_junit(report) + "\n")

@@ -1,0 +1,37 @@
+"""Every lab end to end under the CPU emulator (EMU=1), through the grader: the reference
+solution passes its public cases, the untouched starter fails them with reasons. A lab added
+later is covered just by existing."""
+
+import pytest
+
+from grader.grade import Grader, Source
+from grader.labs import lab_ids, load_lab
+from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+from grader.verdict import AC, CE
+
+EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
+pytestmark = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
+
+
+def grade(lab_id: str, source: Source):
+    return Grader(load_lab(lab_id), source, emu=True, groups=("public",), log=lambda *_: None).grade()
+
+
+@pytest.mark.parametrize("lab_id", lab_ids())
+def test_solution_passes_public_cases(lab_id):
+    report = grade(lab_id, Source("solution", SOLUTIONS_DIR))
+    failures = [(r.case, r.verdict, r.reason) for r in report.results if r.verdict != AC]
+    assert not failures
+    timed = {c.name for c in load_lab(lab_id).cases if c.timed}
+    for result in report.results:
+        if result.case in timed:
+            assert result.timing_note == "timing threshold skipped: CPU emulation (EMU=1)"
+
+
+@pytest.mark.parametrize("lab_id", lab_ids())
+def test_untouched_starter_fails_with_reasons(lab_id):
+    report = grade(lab_id, Source("starter", STARTER_DIR))
+    assert report.score < report.max_score
+    for result in report.results:
+        assert result.verdict != CE, f"the starter must compile: {result.reason}"
+        assert result.reason

@@ -1,0 +1,100 @@
+"""Every verdict, from fake programs that misbehave in each way a submission can."""
+
+import pytest
+
+from grader.grade import Grader, Report, Source, judge, run_case
+from grader.verdict import AC, RE, SLOW, TLE, WA
+
+from conftest import fake_case, fake_lab, ready
+
+
+def verdict_of(mode, fake_program, expected_file, tmp_path, **kw):
+    case = fake_case(mode=mode, **kw)
+    outcome, output, figures = run_case(fake_program, ready(case, expected_file), tmp_path / "work")
+    return judge(fake_lab([case]), ready(case, expected_file), outcome, output), outcome
+
+
+def test_right_answer_is_ac(fake_program, expected_file, tmp_path):
+    (verdict, reason), _ = verdict_of("right", fake_program, expected_file, tmp_path)
+    assert (verdict, reason) == (AC, "correct")
+
+
+def test_wrong_answer_names_first_wrong_entry(fake_program, expected_file, tmp_path):
+    (verdict, reason), _ = verdict_of("wrong", fake_program, expected_file, tmp_path)
+    assert verdict == WA
+    assert reason == "entry 5: expected 5.0, got 6.0"
+
+
+def test_no_output_file_is_wa(fake_program, expected_file, tmp_path):
+    (verdict, reason), _ = verdict_of("nooutput", fake_program, expected_file, tmp_path)
+    assert (verdict, reason) == (WA, "the program wrote no output file")
+
+
+def test_short_output_is_wa_with_sizes(fake_program, expected_file, tmp_path):
+    (verdict, reason), _ = verdict_of("right", fake_program, expected_file, tmp_path, n=4)
+    assert verdict == WA
+    assert "output has 16 bytes" in reason and "expected 32 bytes (8 entries)" in reason
+
+
+def test_crash_is_re_with_signal(fake_program, expected_file, tmp_path):
+    (verdict, reason), _ = verdict_of("crash", fake_program, expected_file, tmp_path)
+    assert verdict == RE
+    assert reason.startswith("killed by SIGSEGV")
+
+
+def test_hang_is_tle_and_killed(fake_program, expected_file, tmp_path):
+    (verdict, reason), outcome = verdict_of("hang", fake_program, expected_file, tmp_path, time_limit_s=1)
+    assert verdict == TLE
+    assert "time limit of 1 s" in reason
+    assert outcome.wall_s < 10
+
+
+def test_hang_in_a_child_process_is_killed_too(fake_program, expected_file, tmp_path):
+    (verdict, _), outcome = verdict_of("forked-hang", fake_program, expected_file, tmp_path, time_limit_s=1)
+    assert verdict == TLE
+    assert outcome.wall_s < 10  # the grandchild held no pipe open past the kill
+
+
+def test_flood_is_cut_and_still_judged(fake_program, expected_file, tmp_path):
+    (verdict, _), outcome = verdict_of("flood", fake_program, expected_file, tmp_path)
+    assert verdict == AC
+    assert outcome.stdout_cut
+    assert len(outcome.stdout) <= 64 * 1024
+
+
+@pytest.mark.parametrize("mode, reason", [
+    ("todo", "TODO not done: launch the kernel in launch_increment (increment.cu:32)"),
+    ("cuda", "CUDA error: cudaMalloc(&d, bytes) failed at increment.cu:14: out of memory (cudaErrorMemoryAllocation)"),
+    ("usage", "fake: error: --n must be a whole number, got 'x'"),
+    ("exit7", "exited with status 7: something odd happened"),
+])
+def test_harness_exit_codes_give_re_with_the_line_to_read(mode, reason, fake_program, expected_file, tmp_path):
+    (verdict, got), _ = verdict_of(mode, fake_program, expected_file, tmp_path)
+    assert (verdict, got) == (RE, reason)
+
+
+def test_harness_self_check_failure_with_right_output_is_wa(fake_program, expected_file, tmp_path):
+    (verdict, reason), _ = verdict_of("selfwrong", fake_program, expected_file, tmp_path)
+    assert verdict == WA and "own check" in reason
+
+
+@pytest.mark.parametrize("kernel_ms, verdict, points", [(1.4, AC, 10.0), (1.6, SLOW, 5.0)])
+def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake_program, expected_file,
+                                                 tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KERNEL_MS", str(kernel_ms))
+    monkeypatch.setattr("grader.grade.prepare", lambda lab, case: ready(case, expected_file))
+    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=False, log=lambda *_: None)
+    grader.work = tmp_path / "work"
+    result = grader._grade_case(grader.cases[0], fake_program, {"c1": 1.0}, Report("fake", "sub-x", False, []))
+    assert (result.verdict, result.points) == (verdict, points)
+    assert "x reference 1.000" in result.timing_note
+
+
+def test_timing_is_skipped_and_said_under_emulation(fake_program, expected_file, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KERNEL_MS", "100")
+    monkeypatch.setattr("grader.grade.prepare", lambda lab, case: ready(case, expected_file))
+    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=True, log=lambda *_: None)
+    grader.work = tmp_path / "work"
+    result = grader._grade_case(grader.cases[0], fake_program, {}, Report("fake", "sub-x", True, []))
+    assert result.verdict == AC
+    assert result.timing_note == "timing threshold skipped: CPU emulation (EMU=1)"

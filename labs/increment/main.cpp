@@ -1,0 +1,234 @@
+// Lab 1 harness: makes the input, calls the student's functions (increment.h), times them,
+// checks every element and writes the result. The student never edits this file.
+//
+//   increment --n N [--block B] [--reps R] [--seed S] [--out FILE]   one checked run
+//   increment --n N --sweep      Exercises-1: double the repetitions until the time per point
+//                                settles, then solve for the host<->device transfer rate
+//   increment --n N --transfer   measured transfer rates, pageable and pinned, both ways
+//   increment --n N --bench      kernel bandwidth as a ratio to a device-to-device copy
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "binfile.h"
+#include "cli.h"
+#include "device.h"
+#include "gpu_timer.h"
+#include "host_timer.h"
+#include "increment.h"
+#include "lab_error.h"
+#include "result.h"
+#include "seeded.h"
+
+static const char *kUsage =
+    "increment --n N [--block B] [--reps R] [--seed S] [--out FILE] [--sweep | --transfer | --bench]";
+
+struct Run {
+    double kernel_ms = 0;  // all repetitions' kernels together, GPU time
+    double h2d_ms = 0, d2h_ms = 0;
+    double total_ms = 0;   // copy in, kernels, copy out: host clock
+};
+
+// One pass through the student's functions, `reps` launches; `data` is updated in place.
+static Run run_student_code(std::vector<float> &data, int block_size, int reps)
+{
+    int n = static_cast<int>(data.size());
+    Run run;
+    GpuTimer timer;
+    float *device_data = device_alloc(n);
+    HostTimer total;
+    timer.start();
+    copy_to_device(device_data, data.data(), n);
+    timer.stop();
+    run.h2d_ms = timer.ms();
+    for (int rep = 0; rep < reps; ++rep) {
+        timer.start();
+        launch_increment(device_data, n, block_size);
+        timer.stop();
+        run.kernel_ms += timer.ms();
+    }
+    timer.start();
+    copy_to_host(data.data(), device_data, n);
+    timer.stop();
+    run.d2h_ms = timer.ms();
+    run.total_ms = total.ms();
+    device_free(device_data);
+    return run;
+}
+
+// Index of the first element that is not input + reps (added one at a time in float, as the
+// GPU does), or -1 if all are right.
+static long long first_wrong(const std::vector<float> &input, const std::vector<float> &output, int reps)
+{
+    for (size_t i = 0; i < input.size(); ++i) {
+        float expected = input[i];
+        for (int rep = 0; rep < reps; ++rep)
+            expected = expected + 1.0f;
+        if (output[i] != expected)
+            return static_cast<long long>(i);
+    }
+    return -1;
+}
+
+static double gbps(double bytes, double ms) { return bytes / (ms * 1e6); }
+
+static int checked_run(const Cli &cli, int n, int block_size, LabResult &result)
+{
+    int reps = static_cast<int>(cli.integer("reps", 1, 1, 1 << 20));
+    uint64_t seed = static_cast<uint64_t>(cli.integer("seed", 1, 0, LLONG_MAX));
+    std::vector<float> input(n);
+    seeded_uniform_floats(input.data(), input.size(), seed);
+    std::vector<float> data = input;
+
+    Run run = run_student_code(data, block_size, reps);
+    double bytes = 2.0 * sizeof(float) * n;  // each kernel reads and writes every element once
+    std::printf("n = %d, block size = %d, repetitions = %d\n", n, block_size, reps);
+    std::printf("kernel: %.4f ms per repetition, %.1f GB/s effective bandwidth\n",
+                run.kernel_ms / reps, gbps(bytes, run.kernel_ms / reps));
+    std::printf("copies: host->device %.4f ms, device->host %.4f ms; whole run %.3f ms\n",
+                run.h2d_ms, run.d2h_ms, run.total_ms);
+    result.set("kernel_ms", run.kernel_ms / reps);
+    result.set("total_ms", run.total_ms);
+    result.set("bandwidth_gbps", gbps(bytes, run.kernel_ms / reps));
+    result.set("h2d_ms", run.h2d_ms);
+    result.set("d2h_ms", run.d2h_ms);
+
+    if (cli.has("out"))
+        write_binary_file(cli.str("out", ""), data.data(), data.size() * sizeof(float));
+    long long wrong = first_wrong(input, data, reps);
+    if (wrong >= 0) {
+        float expected = input[wrong];
+        for (int rep = 0; rep < reps; ++rep)
+            expected += 1.0f;
+        std::printf("WRONG: element %lld is %.9g, expected %.9g (input %.9g + %d)\n", wrong,
+                    data[wrong], expected, input[wrong], reps);
+        return LAB_EXIT_WRONG;
+    }
+    std::printf("CORRECT: all %d elements\n", n);
+    return LAB_EXIT_OK;
+}
+
+// Exercises-1: time per point = whole-run time / (n * reps). As reps doubles, the copies are
+// spread over more kernel work and the time per point settles to the kernel's own cost K.
+// With T(R) = X + R*K, the 1-repetition and R-repetition runs give K and the copy time X.
+static int sweep(int n, int block_size)
+{
+    std::vector<float> data(n, 0.0f);
+    run_student_code(data, block_size, 1);  // warm-up: context, first allocation
+    Run one = run_student_code(data, block_size, 1);
+    std::printf("%10s %14s %16s\n", "reps", "whole run ms", "ns per point");
+    double previous = one.total_ms * 1e6 / n;
+    std::printf("%10d %14.3f %16.4f\n", 1, one.total_ms, previous);
+    Run last = one;
+    int reps = 1;
+    for (int next = 2; next <= (1 << 16); next *= 2) {
+        last = run_student_code(data, block_size, next);
+        reps = next;
+        double per_point = last.total_ms * 1e6 / (static_cast<double>(n) * next);
+        std::printf("%10d %14.3f %16.4f\n", next, last.total_ms, per_point);
+        bool settled = std::fabs(per_point - previous) < 0.02 * previous;
+        previous = per_point;
+        if (settled && next >= 8)
+            break;
+    }
+    double kernel_ms = (last.total_ms - one.total_ms) / (reps - 1);
+    double copy_ms = one.total_ms - kernel_ms;
+    double bytes = 2.0 * sizeof(float) * n;  // one copy in, one copy out
+    std::printf("solved: kernel %.4f ms a repetition, copies %.4f ms, transfer rate %.2f GB/s\n",
+                kernel_ms, copy_ms, gbps(bytes, copy_ms));
+    std::printf("measured copies in the 1-repetition run: %.4f ms (%.2f GB/s)\n",
+                one.h2d_ms + one.d2h_ms, gbps(bytes, one.h2d_ms + one.d2h_ms));
+    return LAB_EXIT_OK;
+}
+
+// Median time of `runs` copies of `bytes` in one direction.
+static double median_copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, int runs)
+{
+    std::vector<double> times;
+    GpuTimer timer;
+    for (int run = 0; run < runs; ++run) {
+        timer.start();
+        CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
+        timer.stop();
+        times.push_back(timer.ms());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+static int transfer(int n, LabResult &result)
+{
+    size_t bytes = sizeof(float) * static_cast<size_t>(n);
+    std::vector<float> pageable(n, 1.0f);
+    float *pinned = nullptr, *device_data = nullptr;
+    CUDA_CHECK(cudaMallocHost((void **)&pinned, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&device_data, bytes));
+    std::fill(pinned, pinned + n, 1.0f);
+    CUDA_CHECK(cudaMemcpy(device_data, pinned, bytes, cudaMemcpyHostToDevice));  // warm-up
+
+    struct Row { const char *name; float *host; };
+    std::printf("%-10s %18s %18s   (%zu bytes, median of 5)\n", "host memory", "host->device GB/s",
+                "device->host GB/s", bytes);
+    for (Row row : {Row{"pageable", pageable.data()}, Row{"pinned", pinned}}) {
+        double h2d = gbps(bytes, median_copy_ms(device_data, row.host, bytes, cudaMemcpyHostToDevice, 5));
+        double d2h = gbps(bytes, median_copy_ms(row.host, device_data, bytes, cudaMemcpyDeviceToHost, 5));
+        std::printf("%-10s %18.2f %18.2f\n", row.name, h2d, d2h);
+        result.set(std::string(row.name) + "_h2d_gbps", h2d);
+        result.set(std::string(row.name) + "_d2h_gbps", d2h);
+    }
+    CUDA_CHECK(cudaFree(device_data));
+    CUDA_CHECK(cudaFreeHost(pinned));
+    return LAB_EXIT_OK;
+}
+
+// The student's kernel against the machine's own ceiling, a device-to-device copy of the same
+// bytes, measured in the same process.
+static int bench(int n, int block_size, LabResult &result)
+{
+    std::vector<float> data(n, 0.0f);
+    run_student_code(data, block_size, 1);  // warm-up
+    int reps = 20;
+    Run run = run_student_code(data, block_size, reps);
+    double bytes = 2.0 * sizeof(float) * n;
+    double kernel_gbps = gbps(bytes, run.kernel_ms / reps);
+    double copy_gbps = copy_ceiling_gbps(sizeof(float) * static_cast<size_t>(n), 20);
+    std::printf("n = %d floats, block %d: kernel %.4f ms, %.1f GB/s; device-to-device copy %.1f GB/s; "
+                "ratio %.3f\n", n, block_size, run.kernel_ms / reps, kernel_gbps, copy_gbps,
+                kernel_gbps / copy_gbps);
+    result.set("kernel_ms", run.kernel_ms / reps);
+    result.set("bandwidth_gbps", kernel_gbps);
+    result.set("copy_gbps", copy_gbps);
+    result.set("ratio_to_copy", kernel_gbps / copy_gbps);
+    return LAB_EXIT_OK;
+}
+
+static int increment_main(int argc, char **argv)
+{
+    Cli cli(argc, argv, {"sweep", "transfer", "bench"}, kUsage);
+    cli.allow_only({"n", "block", "reps", "seed", "out", "sweep", "transfer", "bench"});
+    if (!cli.has("n") || !cli.positional().empty())
+        throw LabError(std::string("usage: ") + kUsage);
+    int n = static_cast<int>(cli.integer("n", 0, 1, INT_MAX));
+    int block_size = static_cast<int>(cli.integer("block", 256, 1, 1 << 20));
+    cudaDeviceProp prop = require_gpu("increment");
+    std::printf("device: %s\n", prop.name);
+
+    LabResult result("increment");
+    result.note("device", prop.name);
+    int status;
+    if (cli.has("sweep"))
+        status = sweep(n, block_size);
+    else if (cli.has("transfer"))
+        status = transfer(n, result);
+    else if (cli.has("bench"))
+        status = bench(n, block_size, result);
+    else
+        status = checked_run(cli, n, block_size, result);
+    result.write();
+    return status;
+}
+
+int main(int argc, char **argv) { return run_lab_main("increment", increment_main, argc, argv); }
