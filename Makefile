@@ -178,7 +178,7 @@ gtests: $(GTEST_BINS)
 	@set -e; for t in $(GTEST_BINS); do echo "== $$t"; ./$$t --gtest_brief=1; done
 
 pytest:
-	$(PYTHON) -m pytest -q grader/tests
+	$(PYTHON) -m pytest -q
 
 # All C++ (GoogleTest) and grader (pytest) tests; GPU-only tests say they are skipped.
 test: deps

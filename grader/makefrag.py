@@ -19,7 +19,8 @@ def main(lab_ids: list[str]) -> int:
         try:
             build = load_lab(lab_id).build
         except ConfigError as e:
-            print(f"$(error {e})")
+            # One lab's broken configuration must not stop the others from building.
+            print(f"$(warning lab {lab_id} skipped: {e})")
             continue
         for key in KEYS:
             print(f"LAB_{lab_id}_{key.upper()} := {build.get(key, '')}")
