@@ -8,7 +8,7 @@ from grader.labs import load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR
 from grader.verdict import CE
 
-from conftest import needs_nvcc
+from support import needs_nvcc
 
 
 def test_first_error_picks_the_compiler_line():

@@ -6,10 +6,10 @@ import pytest
 
 from grader.grade import Grader, Source
 from grader.labs import lab_ids, load_lab
-from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+from grader.paths import SOLUTIONS_DIR, STARTER_DIR
+from grader.testing import EMU_READY
 from grader.verdict import AC, CE
 
-EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
 pytestmark = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
 
 

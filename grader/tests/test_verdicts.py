@@ -5,7 +5,7 @@ import pytest
 from grader.grade import Grader, Report, Source, judge, run_case
 from grader.verdict import AC, RE, SLOW, TLE, WA
 
-from conftest import fake_case, fake_lab, ready
+from support import fake_case, fake_lab, ready
 
 
 def verdict_of(mode, fake_program, expected_file, tmp_path, **kw):

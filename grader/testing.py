@@ -1,4 +1,4 @@
-"""Fixtures for each lab's own pytest suite (tests/<lab>/test_*.py): build a lab's program,
+"""Helpers for each lab's own pytest suite (tests/<lab>/test_*.py): build a lab's program,
 under the CPU emulator by default, so the suite runs in CI without a GPU."""
 
 import subprocess

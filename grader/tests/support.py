@@ -1,0 +1,28 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+from grader.cases import ReadyCase
+from grader.labs import Case, Compare, Lab, Timing
+
+FAKES = Path(__file__).parent / "fakes"
+
+
+def fake_case(name="c1", *, mode="right", n=8, time_limit_s=10.0, timed=False, points=10.0):
+    return Case(name=name, group="public", program="fake", args=(mode, "{output}", str(n)),
+                points=points, time_limit_s=time_limit_s, timed=timed)
+
+
+def fake_lab(cases=(), *, slow_factor=1.5) -> Lab:
+    return Lab(id="fake", title="fake", programs=("fake",), compare=Compare("f32"),
+               timing=Timing(metric="kernel_ms", slow_factor=slow_factor, slow_credit=0.5),
+               cases=tuple(cases), bench=(), build={})
+
+
+def ready(case: Case, expected: Path) -> ReadyCase:
+    return ReadyCase(case, None, expected)
+
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists(),
+                                reason="nvcc is not installed: the compile-error test needs the CUDA compiler")
