@@ -20,11 +20,11 @@ def test_first_error_picks_the_compiler_line():
 @needs_nvcc
 def test_compile_error_is_ce_for_every_case(tmp_path):
     source = (SOLUTIONS_DIR / "increment" / "increment.c").read_text()
-    (tmp_path / "increment.c").write_text(source.replace("int idx =", "int idx = undefined_name +"))
+    (tmp_path / "increment.c").write_text(source + "\nvoid broken(void) { undefined_name = 1; }\n")
     grader = Grader(load_lab("increment"), Source("sub-broken", tmp_path), emu=False, log=lambda *_: None)
     report = grader.grade()
     assert {r.verdict for r in report.results} == {CE}
-    assert "increment.cu" in report.results[0].reason and "error" in report.results[0].reason
+    assert "increment.c(" in report.results[0].reason and "error" in report.results[0].reason
     assert "undefined_name" in report.results[0].reason
     assert report.score == 0
 
@@ -44,6 +44,6 @@ def test_make_builds_starter_and_solution_into_separate_folders(tmp_path):
         assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "b0/increment/increment").exists()
     assert (tmp_path / "b1/increment/increment").exists()
-    # the copied .cu is kept for the student to read compiler messages against
+    # the .cu is the student's file behind a #line naming it, so messages point at the .c file
     assert (tmp_path / "b0/increment/increment.cu").read_text() == \
-        (KIT_ROOT / "starter/increment/increment.c").read_text()
+        '#line 1 "starter/increment/increment.c"\n' + (KIT_ROOT / "starter/increment/increment.c").read_text()

@@ -1,12 +1,14 @@
 """GPU-only checks of the increment lab (the foundation's 'done when'); skipped, by name,
 where there is no GPU. On a GPU machine: python3 -m pytest -rs grader/tests/test_gpu.py"""
 
+import runpy
+
 import pytest
 
 from grader.gpu import has_gpu
 from grader.grade import Grader, Source
 from grader.labs import load_lab
-from grader.paths import SOLUTIONS_DIR, STARTER_DIR
+from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 from grader.verdict import AC, RE, WA
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="GPU test: no CUDA GPU on this machine")
@@ -29,8 +31,8 @@ def test_untouched_starter_scores_zero_pointing_at_the_todos():
 
 
 def test_off_by_one_guard_is_wa_naming_the_last_index(tmp_path):
-    source = (SOLUTIONS_DIR / "increment/increment.c").read_text()
-    (tmp_path / "increment.c").write_text(source.replace("if (idx < n)", "if (idx < n - 1)"))
+    plant = runpy.run_path(str(KIT_ROOT / "labs/increment/scripts/plant_off_by_one.py"))
+    (tmp_path / "increment.c").write_text(plant["planted_source"]())
     report = grade(Source("sub-off-by-one", tmp_path))
     small = next(r for r in report.results if r.case == "small")
     assert small.verdict == WA

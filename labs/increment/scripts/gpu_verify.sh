@@ -13,7 +13,7 @@ echo "== untouched starter"
 make -s check LAB=increment GRADER_ARGS="--quiet"
 echo "== off-by-one guard (idx < n - 1)"
 mkdir -p build/verify/off-by-one
-sed 's/if (idx < n)/if (idx < n - 1)/' solutions/increment/increment.c > build/verify/off-by-one/increment.c
+python3 labs/increment/scripts/plant_off_by_one.py > build/verify/off-by-one/increment.c
 make -s check LAB=increment SUB=build/verify/off-by-one GRADER_ARGS="--quiet"
 echo "== bench"
 make -s bench LAB=increment
