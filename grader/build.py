@@ -24,9 +24,9 @@ class BuildResult:
 
 def first_error(log: str) -> str:
     """The line a student should read first: the compiler's first error, else the last line."""
-    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("make")]
     for line in lines:
-        if _ERROR_LINE.search(line) and not line.startswith("make"):
+        if _ERROR_LINE.search(line):
             return line
     return lines[-1] if lines else "the build failed without a message"
 
