@@ -56,3 +56,11 @@ def test_make_help_lists_targets():
     out = subprocess.run(["make", "-s", "help"], cwd=KIT_ROOT, capture_output=True, text=True).stdout
     for target in ("make check LAB=<lab>", "make bench LAB=<lab>", "make submit LAB=<lab>", "make test", "EMU=1"):
         assert target in out
+
+
+def test_missing_nvcc_says_what_to_do():
+    proc = subprocess.run(["make", "-s", "increment", "NVCC=/nonexistent/nvcc"], cwd=KIT_ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "nvcc not found (NVCC=/nonexistent/nvcc)" in proc.stderr
+    assert "EMU=1" in proc.stderr
