@@ -15,6 +15,8 @@ DEBIAN = {
     "libgtest-dev": "/usr/include/gtest/gtest.h",
     "g++": "/usr/bin/g++",
     "make": "/usr/bin/make",
+    "pandoc": "/usr/bin/pandoc",  # make handouts
+    "graphviz": "/usr/bin/dot",  # make figures
 }
 PYPI = {"pytest": "pytest"}  # pip name -> module name
 
