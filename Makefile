@@ -74,6 +74,11 @@ build/labs.mk: $(wildcard labs/*/lab.toml) grader/makefrag.py
 	@$(PYTHON) -m grader.makefrag $(LABS) > $@
 include build/labs.mk
 
+# A lab may add its own targets (tools, generators) in labs/<lab>/lab.mk, e.g. `make cycleProgs`
+# of the fw lab; the goals it adds to HOST_GOALS are plain C and build without nvcc.
+HOST_GOALS :=
+include $(wildcard labs/*/lab.mk)
+
 # ---- compiling ---------------------------------------------------------------------------
 COMMON_SRCS := $(wildcard labs/common/*.cpp labs/common/*.cu)
 COMMON_OBJS := $(COMMON_SRCS:%=$(BUILD)/obj/%.o)
@@ -141,7 +146,7 @@ all: $(LABS)
 # Fail early, with what to do, when the compiler is missing.
 ifeq ($(EMU),)
   ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
-    $(if $(filter-out help deps test pytest clean,$(or $(MAKECMDGOALS),all)),\
+    $(if $(filter-out help deps test pytest clean $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
       $(error nvcc not found (NVCC=$(NVCC)). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
   endif
 endif
