@@ -146,7 +146,7 @@ all: $(LABS)
 # Fail early, with what to do, when the compiler is missing.
 ifeq ($(EMU),)
   ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
-    $(if $(filter-out help deps test pytest clean $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
+    $(if $(filter-out help deps test pytest clean figures handouts dist-student dist-instructor $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
       $(error nvcc not found (NVCC=$(NVCC)). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
   endif
 endif
@@ -194,6 +194,21 @@ test: deps
 clean:
 	rm -rf build
 
+# ---- handouts and the editions of the kit ------------------------------------------------
+# Figures come from handouts/figures/figures.toml (testcase files drawn with Graphviz, plots of
+# the labs' CSVs); handouts render with pandoc into build/handouts/. The student edition leaves
+# out solutions, answers and the kit's own tests (grader/dist.py says exactly what).
+.PHONY: figures handouts dist-student dist-instructor
+figures:
+	$(PYTHON) -m grader.figures --out build/handouts/figures
+
+handouts: figures
+	$(PYTHON) -m grader.handouts --out build/handouts
+
+dist-student dist-instructor: dist-%:
+	$(PYTHON) -m grader.dist $* --out build/dist
+# ---- end of handouts and editions --------------------------------------------------------
+
 help:
 	@echo "The CUDA lab kit. Labs: $(LABS)"
 	@echo
@@ -205,6 +220,10 @@ help:
 	@echo "  make submit LAB=<lab>    package <lab>-submission.tar.gz from starter/<lab> (or SUB=folder)"
 	@echo "  make test                every GoogleTest and pytest suite (installs what is missing)"
 	@echo "  make deps                install what the tests need (Debian and PyPI packages)"
+	@echo "  make handouts            render handouts/*.md with their figures into build/handouts/"
+	@echo "  make figures             only the figures (handouts/figures/figures.toml)"
+	@echo "  make dist-student        build/dist/cuda-lab-kit-student.tar.gz: no solutions or answers"
+	@echo "  make dist-instructor     build/dist/cuda-lab-kit-instructor.tar.gz: everything"
 	@echo "  make clean               remove build/"
 	@echo
 	@echo "Variables:"

@@ -1,0 +1,212 @@
+"""Packs an edition of the kit: `make dist-student` or `make dist-instructor`, or
+python3 -m grader.dist student|instructor [--out DIR] [--no-html].
+
+The instructor edition is everything the kit's git repository tracks (or, outside a git
+checkout, every file but build outputs). The student edition is the same less what a student
+must not see or cannot use:
+    solutions/, handouts/answers/              reference solutions, answers to the spot checks
+    tests/, grader/tests/, .ci/                the kit's own suites: they grade the solutions
+    labs/*/scripts/* that name solutions/,     scripts that run or read the reference solution
+        SOL=1 or --solution                    (GPU verification, tuning the solution's kernels)
+    *.secret, secret(s)/, .labkit-secret*      an instructor's hidden-case secret, should one be
+                                               committed by mistake (it belongs outside the kit)
+    lab.toml [dist] instructor_only = [...]    anything else a lab names (globs, kit-relative)
+Both editions carry the handouts rendered to HTML (handouts/html/, with figures) and EDITION.md,
+which says what the edition holds. Untracked files never go in, so a secret or a submission
+lying in the checkout stays out. The tarballs are reproducible: sorted, owner root, fixed times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import gzip
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tomllib
+from pathlib import Path
+
+from grader.paths import BUILD_DIR, KIT_ROOT
+
+DEFAULT_OUT = BUILD_DIR / "dist"
+EDITIONS = ("student", "instructor")
+NOT_KIT = ("build/", ".git/", ".pytest_cache/", "__pycache__/")  # outside git: never packed
+
+# (glob on the kit-relative path, why a student edition leaves it out)
+STUDENT_EXCLUDES = (
+    ("solutions/*", "reference solution"),
+    ("handouts/answers/*", "instructor's answers"),
+    ("tests/*", "the kit's own tests (they need the solutions)"),
+    ("grader/tests/*", "the kit's own tests (they need the solutions)"),
+    (".ci/*", "the kit's CI"),
+    ("*.secret", "a hidden-case secret"),
+    ("*/secret/*", "a hidden-case secret"),
+    ("secret/*", "a hidden-case secret"),
+    ("*/secrets/*", "a hidden-case secret"),
+    ("secrets/*", "a hidden-case secret"),
+    ("*.labkit-secret*", "a hidden-case secret"),
+    (".labkit-secret*", "a hidden-case secret"),
+)
+SOLUTION_MARKERS = ("solutions/", "SOL=1", "--solution")
+EDITION_NOTES = {
+    "student": """\
+This is the student edition: the starters, the labs' harnesses, the public testcases, the
+handouts (handouts/*.md, and rendered in handouts/html/), the job scripts, the CPU emulator and
+the grader. It has no reference solutions, no instructor answers and no hidden testcases.
+
+    make <lab>                      build your code (starter/<lab>/*.c)
+    make check LAB=<lab>            grade it on the public testcases (add EMU=1 without a GPU)
+    make submit LAB=<lab>           the tarball you hand in
+
+Timing thresholds are relative to the reference solution, which this edition does not have:
+`make check` here says "timing thresholds not checked"; your instructor's grading run applies
+them. `SOL=1`, `make bench` and `make test` need the instructor edition.
+""",
+    "instructor": """\
+This is the instructor edition: everything, including solutions/, handouts/answers/ and the
+kit's tests. Hand students the student edition (`make dist-student`), never this one.
+""",
+}
+
+
+def kit_files(root: Path = KIT_ROOT) -> list[str]:
+    """Kit-relative paths of every file of the kit: what git tracks, or outside a git checkout
+    every file but build outputs and caches."""
+    if (root / ".git").exists():
+        proc = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True)
+        if proc.returncode == 0:
+            names = [n for n in proc.stdout.decode().split("\0") if n]
+            return sorted(n for n in names if (root / n).is_file() and not (root / n).is_symlink())
+    files = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and not path.is_symlink() and not any(
+                rel.startswith(p) or f"/{p}" in f"/{rel}" for p in NOT_KIT) \
+                and not rel.endswith("-submission.tar.gz"):
+            files.append(rel)
+    return sorted(files)
+
+
+def _lab_excludes(root: Path) -> list[tuple[str, str]]:
+    rules = []
+    for lab_toml in sorted(root.glob("labs/*/lab.toml")):
+        try:
+            config = tomllib.loads(lab_toml.read_text())
+        except (OSError, tomllib.TOMLDecodeError):
+            continue  # the grader reports a broken lab.toml; packing is not the place
+        for pattern in config.get("dist", {}).get("instructor_only", []):
+            rules.append((pattern, f"instructor-only in {lab_toml.relative_to(root)}"))
+    return rules
+
+
+def student_exclusion(rel: str, root: Path = KIT_ROOT, extra: list[tuple[str, str]] | None = None) -> str | None:
+    """Why the student edition leaves `rel` out, or None if it goes in."""
+    for pattern, why in list(STUDENT_EXCLUDES) + (extra or []):
+        if fnmatch.fnmatchcase(rel, pattern):
+            return why
+    parts = rel.split("/")
+    if len(parts) >= 4 and parts[0] == "labs" and parts[2] == "scripts":
+        try:
+            text = (root / rel).read_text(errors="replace")
+        except OSError:
+            return None
+        if any(marker in text for marker in SOLUTION_MARKERS):
+            return "a lab script that runs or reads the reference solution"
+    return None
+
+
+def edition_files(edition: str, root: Path = KIT_ROOT) -> tuple[list[str], dict[str, str]]:
+    """(files to pack, {left-out file: why})."""
+    files = kit_files(root)
+    if edition == "instructor":
+        return files, {}
+    extra = _lab_excludes(root)
+    left_out = {rel: why for rel in files if (why := student_exclusion(rel, root, extra))}
+    return [rel for rel in files if rel not in left_out], left_out
+
+
+def kit_version(root: Path = KIT_ROOT) -> tuple[str, int]:
+    """(version string, timestamp for the tarball's entries)."""
+    describe = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty"],
+                              capture_output=True, text=True)
+    when = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"],
+                          capture_output=True, text=True)
+    if describe.returncode == 0 and when.returncode == 0 and when.stdout.strip():
+        return describe.stdout.strip(), int(when.stdout.strip())
+    return "unknown (not a git checkout)", int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
+
+
+def _render_html(edition: str, stage: Path) -> list[tuple[str, Path]]:
+    """The handouts as HTML with their figures; the student edition's without the answers."""
+    from grader import figures, handouts
+    out = stage / "html"
+    figures.make_figures(out / "figures")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "style.css").write_bytes(handouts.STYLE.read_bytes())
+    for source in handouts.handout_sources():
+        if edition == "student" and source.is_relative_to(handouts.ANSWERS_DIR):
+            continue
+        handouts.render(source, out)
+    return [(f"handouts/html/{p.relative_to(out).as_posix()}", p) for p in sorted(out.rglob("*")) if p.is_file()]
+
+
+def _add(tar: tarfile.TarFile, name: str, data: bytes, mtime: int, executable: bool) -> None:
+    info = tarfile.TarInfo(name)
+    info.size, info.mtime = len(data), mtime
+    info.mode = 0o755 if executable else 0o644
+    info.uid = info.gid = 0
+    info.uname = info.gname = "root"
+    tar.addfile(info, io.BytesIO(data))
+
+
+def pack(edition: str, out_dir: Path = DEFAULT_OUT, *, html: bool = True, root: Path = KIT_ROOT,
+         log=print) -> Path:
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}")
+    files, left_out = edition_files(edition, root)
+    for rel, why in sorted(left_out.items()):
+        log(f"  left out {rel}: {why}")
+    version, mtime = kit_version(root)
+    top = f"cuda-lab-kit-{edition}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out = out_dir / f"{top}.tar.gz"
+    partial = out.with_name(out.name + ".partial")
+    with tempfile.TemporaryDirectory() as stage:
+        extra = _render_html(edition, Path(stage)) if html else []
+        note = f"# CUDA lab kit, {edition} edition\n\nKit version: {version}\n\n{EDITION_NOTES[edition]}"
+        with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz, \
+                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for rel in files:
+                path = root / rel
+                _add(tar, f"{top}/{rel}", path.read_bytes(), mtime, os.access(path, os.X_OK))
+            for rel, path in extra:
+                _add(tar, f"{top}/{rel}", path.read_bytes(), mtime, False)
+            _add(tar, f"{top}/EDITION.md", note.encode(), mtime, False)
+    partial.replace(out)
+    log(f"wrote {out.relative_to(root) if out.is_relative_to(root) else out}: {len(files) + len(extra) + 1} files "
+        f"({edition} edition{'' if html else ', no HTML handouts'})")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m grader.dist", description="Packs an edition of the kit.")
+    p.add_argument("edition", choices=EDITIONS)
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(KIT_ROOT)}")
+    p.add_argument("--no-html", action="store_true", help="leave out the rendered handouts (no pandoc needed)")
+    args = p.parse_args(argv)
+    from grader.figures import FigureError
+    from grader.handouts import HandoutError
+    try:
+        pack(args.edition, args.out, html=not args.no_html)
+    except (FigureError, HandoutError) as e:
+        print(f"dist: error: {e} (or pack without the HTML handouts: --no-html)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
