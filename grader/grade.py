@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,8 +14,11 @@ from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output
 from grader.labs import Case, Lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
+from grader import hidden, honest_timing, sanitize
+from grader.limits import LabLimits, Limits, lab_limits
 from grader.run import RunOutcome, run_program
-from grader.verdict import AC, CE, SLOW, WA, CaseResult, EXIT_WRONG, runtime_error
+from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, sandbox_for
+from grader.verdict import AC, CE, RE, SLOW, WA, CaseResult, EXIT_WRONG, output_cut_note, runtime_error
 
 
 @dataclass(frozen=True)
@@ -54,16 +59,32 @@ def _read_figures(path: Path) -> dict:
     return figures if isinstance(figures, dict) else {}
 
 
-def run_case(program: Path, ready: ReadyCase, work: Path) -> tuple[RunOutcome, Path, dict]:
-    """Runs one case; returns the outcome, the output file's path and the program's figures."""
-    work.mkdir(parents=True, exist_ok=True)
-    output = work / f"{ready.case.name}.out"
-    result_file = work / f"{ready.case.name}.result.json"
-    for stale in (output, result_file):
-        stale.unlink(missing_ok=True)
-    env = {**os.environ, "LABKIT_RESULT": str(result_file)}
-    outcome = run_program(argv_for(program, ready, output), time_limit_s=ready.case.time_limit_s,
-                          cwd=work, env=env)
+def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | None = None,
+             limits: LabLimits = LabLimits(), gpu: bool = False, hide: tuple[Path, ...] = (),
+             wrap_argv=None) -> tuple[RunOutcome, Path, dict]:
+    """Runs one case in a fresh folder of its own (work/<case>/), under limits, in the sandbox
+    when one is given; returns the outcome, the output file's path and the program's figures.
+    Only the program, the case's input and that folder are in the sandbox's view; the expected
+    output stays outside and is compared after the process has gone."""
+    folder = work / ready.case.name
+    shutil.rmtree(folder, ignore_errors=True)  # nothing from an earlier run can leak into this one
+    folder.mkdir(parents=True)
+    output = folder / f"{ready.case.name}.out"
+    result_file = folder / "result.json"
+    env = clean_env(os.environ, LABKIT_RESULT=str(result_file))
+    argv = argv_for(program, ready, output)
+    if wrap_argv is not None:
+        argv = wrap_argv(argv)
+    case_limits = Limits.for_case(limits, time_limit_s=ready.case.time_limit_s,
+                                  expected_bytes=ready.expected_path.stat().st_size, work_dir=folder)
+    wrap = None
+    if sandbox is not None and sandbox.active:
+        readable = [program] + ([ready.input_path] if ready.input_path else [])
+        wrap = lambda argv, status_fd: sandbox.wrap(  # noqa: E731
+            argv, work=folder, readable=readable, hide=hide, gpu=gpu,
+            tmp_bytes=case_limits.file_bytes, status_fd=status_fd)
+    outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
+                          limits=case_limits, wrap=wrap)
     return outcome, output, _read_figures(result_file)
 
 
@@ -76,10 +97,22 @@ def _metric(figures: dict, outcome: RunOutcome, metric: str) -> float | None:
 
 def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: Path) -> tuple[str, str]:
     """Correctness alone: (AC or WA or a run failure, reason)."""
+    verdict, reason = _judge(lab, ready, outcome, output)
+    cut = output_cut_note(outcome)
+    return verdict, f"{reason} ({cut})" if cut else reason
+
+
+def _judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: Path) -> tuple[str, str]:
     failure = runtime_error(outcome, ready.case.time_limit_s)
     if failure:
         return failure
-    wrong = compare_output(ready.expected_path, output, ready.case.compare or lab.compare)
+    rule = ready.case.compare or lab.compare
+    if rule.format == "text" and output.exists() and \
+            output.stat().st_size > 4 * ready.expected_path.stat().st_size + (1 << 20):
+        # Text is compared in memory: a huge file is wrong without reading it.
+        return WA, (f"the output file has {output.stat().st_size} bytes, far more than the expected "
+                    f"{ready.expected_path.stat().st_size}")
+    wrong = compare_output(ready.expected_path, output, rule)
     if wrong:
         return WA, wrong
     if outcome.exit_code == EXIT_WRONG:
@@ -89,13 +122,59 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: Path) -> tupl
 
 
 class Grader:
+    """Grades one source. sandbox: "auto" | "require" | "off" | a Sandbox (None: LABKIT_SANDBOX,
+    default auto); secret: the instructor's, for hidden cases (None: from the environment, see
+    grader/hidden.py); sanitize: compute-sanitizer on one small case (GPU only)."""
+
     def __init__(self, lab: Lab, source: Source, *, emu: bool, asan: bool = False,
-                 groups: tuple[str, ...] = ("public",), keep_outputs: bool = False, log=print):
+                 groups: tuple[str, ...] = ("public",), keep_outputs: bool = False, log=print,
+                 sandbox: str | Sandbox | None = None, secret: hidden.Secret | None = None,
+                 secret_file: Path | None = None, sanitize: bool = False):
         self.lab, self.source, self.emu, self.asan = lab, source, emu, asan
         self.cases = [c for c in lab.cases if c.group in groups]
         self.keep_outputs = keep_outputs
         self.log = log
         self.work = BUILD_DIR / "grading" / build_dir_for(source, emu, asan).name / lab.id
+        self.sandbox = sandbox if isinstance(sandbox, Sandbox) else sandbox_for(sandbox)
+        self.limits = lab_limits(lab.id)
+        self.secret = secret or hidden.load_secret(secret_file)
+        self.secret_file = secret_file
+        self._hidden_ready: dict[str, ReadyCase] = {}
+        if self.secret is not None:
+            self.cases += hidden.hidden_cases(lab, self.secret)
+        self.sanitize = sanitize
+        self.reference_walls: dict[str, float] = {}
+
+    def _prepare(self, case: Case) -> ReadyCase:
+        if case.group == hidden.HIDDEN_GROUP:
+            if case.name not in self._hidden_ready:
+                self._hidden_ready[case.name] = hidden.prepare_hidden(self.lab, case, self.secret)
+            return self._hidden_ready[case.name]
+        return prepare(self.lab, case)
+
+    def _run(self, program: Path, ready: ReadyCase, work: Path, wrap_argv=None) -> tuple[RunOutcome, Path, dict]:
+        """run_case with this grading's sandbox, limits and list of things to hide."""
+        hide = [BUILD_DIR]
+        for path in (self.secret_file, os.environ.get("LABKIT_SECRET_FILE")):
+            if path:
+                hide.append(Path(path).resolve())
+        return run_case(program, ready, work, sandbox=self.sandbox, limits=self.limits,
+                        gpu=not self.emu and bool(gpu_device_nodes()), hide=tuple(hide),
+                        wrap_argv=wrap_argv)
+
+    def protection_notes(self) -> list[str]:
+        """What protects this grading run, said once in the report; loud when the sandbox is off."""
+        from grader.limits import cgroups_available
+        cgroups = cgroups_available()
+        limits = (f"limits on: wall time, CPU time, file size, stdout/stderr kept to 64 KiB, work folder "
+                  f"size, processes ({'pids cgroup' if cgroups['processes'] else 'watchdog count'}), "
+                  f"memory ({'memory cgroup' if cgroups['memory'] else 'OFF: no cgroup can be made here'})")
+        if self.sandbox.active:
+            return [f"sandbox on (bubblewrap): no network, own PID namespace, only the case's input and "
+                    f"work folder in view; {limits}"]
+        return [f"WARNING: SANDBOX OFF, {self.sandbox.why_off}. Protections OFF: the program can read "
+                f"any file the grader can (expected outputs, solutions), use the network, and leave "
+                f"behind processes that leave its session; {limits}"]
 
     def grade(self) -> Report:
         build_dir = build_dir_for(self.source, self.emu, self.asan)
@@ -103,6 +182,11 @@ class Grader:
         build = build_lab(self.lab, src_root=self.source.root, build_dir=build_dir, emu=self.emu,
                           asan=self.asan)
         report = Report(self.lab.id, self.source.name, self.emu, [], build_log=build.log)
+        report.notes += self.protection_notes()
+        if self.secret is not None:
+            count = sum(c.group == hidden.HIDDEN_GROUP for c in self.cases)
+            report.notes.append(f"{count} hidden cases made from the secret in {self.secret.source} "
+                                f"(fingerprint {self.secret.fingerprint})")
         if not build.ok:
             report.results = [CaseResult(c.name, CE, build.reason, 0.0, c.points) for c in self.cases]
             return report
@@ -111,33 +195,79 @@ class Grader:
             result = self._grade_case(case, build.programs[case.program], reference, report)
             self.log(f"  {case.name}: {result.verdict} ({result.reason})")
             report.results.append(result)
+        flagged = [r.case for r in report.results if r.timing_flagged]
+        if flagged:
+            report.notes.append(f"timing flagged on {', '.join(flagged)}: the program's own figures disagree "
+                                f"with what the grader observed; look at these by hand")
+        if self.sanitize:
+            self._sanitize(build.programs, report)
         return report
 
+    def _sanitize(self, programs: dict[str, Path], report: Report) -> None:
+        """compute-sanitizer on one small case; findings go into that case's reason."""
+        if self.emu:
+            report.notes.append("--sanitize needs a GPU: under the CPU emulator use --asan")
+            return
+        if sanitize.sanitizer() is None:
+            report.notes.append("--sanitize: compute-sanitizer not found (it comes with the CUDA toolkit)")
+            return
+        case = sanitize.pick_case(self.lab, self.cases)
+        if case is None:
+            return
+        ready = self._prepare(case)
+        result = next(r for r in report.results if r.case == case.name)
+        found = []
+        for tool in sanitize.tools(self.lab):
+            self.log(f"  {case.name}: compute-sanitizer --tool {tool} ...")
+            slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
+                             ready.input_path, ready.expected_path)
+            outcome, output, _ = self._run(programs[case.program], slow, self.work.with_name(self.lab.id + "-sanitize"),
+                                           wrap_argv=lambda argv, tool=tool: sanitize.command(tool, argv))
+            output.unlink(missing_ok=True)
+            finding = sanitize.findings(tool, outcome.stdout + outcome.stderr)
+            if outcome.timed_out:
+                finding = f"{tool}: did not finish within {slow.case.time_limit_s:g} s"
+            found.append(finding or f"{tool}: no errors")
+            if finding and result.verdict == AC:
+                result.verdict, result.points = RE, 0.0
+        result.reason += "; sanitizer: " + "; ".join(found)
+        report.notes.append(f"sanitizer on case {case.name}: " + "; ".join(found))
+
     def _grade_case(self, case: Case, program: Path, reference: dict, report: Report) -> CaseResult:
-        ready = prepare(self.lab, case)
-        outcome, output, figures = run_case(program, ready, self.work)
+        ready = self._prepare(case)
+        outcome, output, figures = self._run(program, ready, self.work)
         verdict, reason = judge(self.lab, ready, outcome, output)
         if not self.keep_outputs:
-            output.unlink(missing_ok=True)
+            shutil.rmtree(output.parent, ignore_errors=True)
         result = CaseResult(case.name, verdict, reason, case.points if verdict == AC else 0.0,
                             case.points, outcome.wall_s, figures)
+        doubts = honest_timing.figure_doubts(figures, outcome) if verdict == AC else []
+        if doubts:
+            result.timing_flagged = True
+            result.timing_note = "timing flagged: " + "; ".join(doubts)
         if verdict == AC and case.timed:
             self._apply_timing(result, outcome, reference.get(case.name))
         return result
 
     def _apply_timing(self, result: CaseResult, outcome: RunOutcome, reference_value: float | None) -> None:
         timing = self.lab.timing
-        if self.emu:
-            result.timing_note = "timing threshold skipped: CPU emulation (EMU=1)"
-            return
-        if timing.slow_factor <= 0:
-            return
-        if self.source.name == "solution":
-            result.timing_note = "the reference solution: no threshold against itself"
+        skipped = ("timing threshold skipped: CPU emulation (EMU=1)" if self.emu else
+                   "the reference solution: no threshold against itself" if self.source.name == "solution"
+                   else "" if timing.slow_factor <= 0 else None)
+        if skipped is not None:
+            result.timing_note = "; ".join(filter(None, (result.timing_note, skipped)))
             return
         value = _metric(result.figures, outcome, timing.metric)
-        if value is None:
-            result.timing_note = f"no {timing.metric} figure reported; timing not checked"
+        reference_wall = self.reference_walls.get(result.case)
+        if value is None or result.timing_flagged:
+            # The program's own figure is missing or not to be trusted: the grader's clock decides.
+            slow, how = honest_timing.judged_on_wall(outcome.wall_s, reference_wall, timing.slow_factor)
+            result.timing_flagged = True
+            result.timing_note = (result.timing_note or f"timing flagged: no {timing.metric} reported") + "; " + how
+            if slow:
+                result.verdict = SLOW
+                result.reason = f"correct but slow: {how}"
+                result.points = result.max_points * timing.slow_credit
             return
         if reference_value is None:
             result.timing_note = "the reference solution gave no timing; timing not checked"
@@ -145,6 +275,12 @@ class Grader:
         limit = timing.slow_factor * reference_value
         result.timing_note = (f"{timing.metric} {value:.3f} vs limit {limit:.3f} "
                               f"({timing.slow_factor:g} x reference {reference_value:.3f})")
+        doubt = reference_wall and honest_timing.wall_doubt(timing.metric, value, limit, outcome.wall_s,
+                                                            reference_wall, timing.slow_factor)
+        if doubt:
+            result.timing_flagged = True
+            result.timing_note = f"timing flagged: {doubt}"
+            value = limit + 1  # the grader's clock says slow
         if value > limit:
             result.verdict = SLOW
             result.reason = f"correct but slow: {result.timing_note}"
@@ -172,11 +308,12 @@ class Grader:
             return {}
         metrics = {}
         for case in timed:
-            ready = prepare(self.lab, case)
-            outcome, output, figures = run_case(build.programs[case.program], ready,
-                                                self.work.with_name(self.lab.id + "-reference"))
-            output.unlink(missing_ok=True)
+            ready = self._prepare(case)
+            outcome, output, figures = self._run(build.programs[case.program], ready,
+                                                 self.work.with_name(self.lab.id + "-reference"))
+            shutil.rmtree(output.parent, ignore_errors=True)
             value = _metric(figures, outcome, self.lab.timing.metric)
             if value is not None and runtime_error(outcome, case.time_limit_s) is None:
                 metrics[case.name] = value
+                self.reference_walls[case.name] = outcome.wall_s
         return metrics

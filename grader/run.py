@@ -1,16 +1,29 @@
-"""Runs one program with a wall-clock limit, keeping only the first part of what it prints."""
+"""Runs one program under limits (grader/limits.py), keeping only the first part of what it prints.
+
+The program runs in its own session and process group; a watchdog thread of the grader checks it
+every tick: past the wall-clock limit, past the process cap, or past the disk cap of its work
+folder, everything it started is killed (the group, its cgroup, its sandbox's PID namespace,
+and without a sandbox any process still in its session). The grader keeps at most
+OUTPUT_KEEP_BYTES of stdout and of stderr, reading and dropping the rest, so a flood costs it
+neither memory nor a stall.
+"""
 
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
+
+from grader.limits import CaseCgroup, Limits, family, folder_bytes, rlimits_for
 
 OUTPUT_KEEP_BYTES = 64 * 1024  # of stdout and of stderr; the rest is read and dropped
+MAX_WORK_ENTRIES = 10000  # files and folders a run may leave in its work folder
 
 
 @dataclass
@@ -21,59 +34,208 @@ class RunOutcome:
     timed_out: bool
     stdout: str
     stderr: str
-    stdout_cut: bool
+    stdout_cut: bool  # it printed more than OUTPUT_KEEP_BYTES; the rest was dropped
     stderr_cut: bool
+    limit_hit: str = ""  # "processes", "memory" or "disk": killed (or refused) at that limit
+    cpu_s: float = 0.0  # user + system CPU time of the program and the children it waited for
+    sandbox_error: str = ""  # the sandbox itself did not start (the program never ran)
+    limits: Limits | None = None
+    stdout_bytes: int = 0  # all it printed, kept or not
+    stderr_bytes: int = 0
 
 
-def _drain(stream, keep: bytearray, cut: list[bool]) -> None:
+class _Drain:
     """Reads a pipe to its end so the program never blocks on it; keeps the first bytes."""
-    while chunk := stream.read(65536):
-        room = OUTPUT_KEEP_BYTES - len(keep)
-        if room > 0:
-            keep += chunk[:room]
-        if len(chunk) > room:
-            cut[0] = True
-    stream.close()
+
+    def __init__(self, stream):
+        self.stream, self.kept, self.total = stream, bytearray(), 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while chunk := self.stream.read1(65536):
+            room = OUTPUT_KEEP_BYTES - len(self.kept)
+            if room > 0:
+                self.kept += chunk[:room]
+            self.total += len(chunk)
+        self.stream.close()
+
+    @property
+    def cut(self) -> bool:
+        return self.total > len(self.kept)
+
+    def text(self) -> str:
+        return self.kept.decode("utf-8", "replace")
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(pid: int) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
         pass
 
 
+def _kill_family(leader: int) -> None:
+    """Every process still in the program's session or below it (a daemon it left behind)."""
+    for _ in range(20):
+        pids, _ = family(leader)
+        pids = [p for p in pids if p != os.getpid()]
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)
+
+
+def _kill_pipe_holders(inodes: set[int]) -> None:
+    """Every process that still holds the program's stdout or stderr open: one that left its
+    session and outlived its parent is found this way when nothing else finds it."""
+    wanted = {f"pipe:[{inode}]" for inode in inodes}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{name}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{name}/fd/{fd}") in wanted:
+                    os.kill(int(name), signal.SIGKILL)
+                    break
+            except OSError:
+                continue
+
+
+def _child_setup(rlimits, procs_files):
+    """Runs in the child between fork and exec: only system calls, no locks."""
+    def setup():
+        for which, soft, hard in rlimits:
+            resource.setrlimit(which, (soft, hard))
+        pid = str(os.getpid()).encode()
+        for procs in procs_files:
+            fd = os.open(procs, os.O_WRONLY)
+            os.write(fd, pid)
+            os.close(fd)
+    return setup
+
+
+class _Watchdog:
+    def __init__(self, proc: subprocess.Popen, limits: Limits | None, cgroup: CaseCgroup | None):
+        self.proc, self.limits, self.cgroup = proc, limits, cgroup
+        self.limit_hit = ""
+        self.next_disk_check = 0.0
+
+    def over_a_limit(self) -> str:
+        limits = self.limits
+        if limits is None:
+            return ""
+        if limits.processes:
+            if self.cgroup is not None and self.cgroup.pids is not None:
+                if self.cgroup.hit_limit("processes"):
+                    return "processes"
+            else:
+                _, tasks = family(self.proc.pid)
+                if tasks > limits.processes:
+                    return "processes"
+        now = time.monotonic()
+        if limits.disk_bytes and limits.work_dir and now >= self.next_disk_check:
+            self.next_disk_check = now + 0.5
+            used, entries = folder_bytes(limits.work_dir, MAX_WORK_ENTRIES)
+            if used > limits.disk_bytes or entries > MAX_WORK_ENTRIES:
+                return "disk"
+        return ""
+
+
 def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None,
-                env: dict[str, str] | None = None) -> RunOutcome:
-    """Runs argv in its own process group; on the time limit the whole group is killed."""
+                env: dict[str, str] | None = None, limits: Limits | None = None,
+                wrap: Callable[[list[str], int], list[str]] | None = None) -> RunOutcome:
+    """Runs argv in its own session under limits; wrap(argv, status_fd) puts it in a sandbox."""
+    cgroup = CaseCgroup(limits) if limits else None
+    rlimits = rlimits_for(limits) if limits else []
+    status_r = status_w = None
+    if wrap is not None:
+        status_r, status_w = os.pipe()
+        argv = wrap(argv, status_w)
     start = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    kept = {"out": bytearray(), "err": bytearray()}
-    cut = {"out": [False], "err": [False]}
-    readers = [threading.Thread(target=_drain, args=(proc.stdout, kept["out"], cut["out"])),
-               threading.Thread(target=_drain, args=(proc.stderr, kept["err"], cut["err"]))]
-    for reader in readers:
-        reader.start()
-    timed_out = False
     try:
-        proc.wait(timeout=time_limit_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    # Children the program left behind (or the program itself, on a time-out) die with it.
-    _kill_group(proc)
-    proc.wait()
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                pass_fds=(status_w,) if status_w is not None else (),
+                                preexec_fn=_child_setup(rlimits, cgroup.procs_files() if cgroup else []))
+    finally:
+        if status_w is not None:
+            os.close(status_w)
+    pipe_inodes = {os.fstat(proc.stdout.fileno()).st_ino, os.fstat(proc.stderr.fileno()).st_ino}
+    out, err = _Drain(proc.stdout), _Drain(proc.stderr)
+    watchdog = _Watchdog(proc, limits, cgroup)
+    tick = 0.1 if cgroup is not None and cgroup.pids is not None else 0.25
+    timed_out = False
+    rusage = None
+    while True:
+        pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            break
+        elapsed = time.monotonic() - start
+        if elapsed > time_limit_s:
+            timed_out = True
+        else:
+            watchdog.limit_hit = watchdog.over_a_limit()
+        if timed_out or watchdog.limit_hit:
+            _kill_group(proc.pid)
+            if cgroup is not None:
+                cgroup.kill_all()
+            _, status, rusage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            break
+        time.sleep(min(tick, max(0.005, elapsed / 10)))  # short runs are seen to end at once
     wall_s = time.monotonic() - start
-    for reader in readers:
-        reader.join(timeout=5)
+    # Children it left behind die with it: its group, its cgroup, its sandbox, its session.
+    _kill_group(proc.pid)
+    if cgroup is not None:
+        if not watchdog.limit_hit and cgroup.hit_limit("memory"):
+            watchdog.limit_hit = "memory"
+        if not watchdog.limit_hit and cgroup.hit_limit("processes"):
+            watchdog.limit_hit = "processes"
+        cgroup.remove()
+    if cgroup is None or cgroup.pids is None:
+        _kill_family(proc.pid)
+    for drain in (out, err):
+        drain.thread.join(timeout=0.5)
+    if out.thread.is_alive() or err.thread.is_alive():
+        _kill_pipe_holders(pipe_inodes)
+    out.thread.join(timeout=5)
+    err.thread.join(timeout=5)
     code = proc.returncode
+    exit_code, sig = (code, None) if code >= 0 else (None, -code)
+    sandbox_error = ""
+    if status_r is not None:
+        with os.fdopen(status_r, "rb") as f:
+            status_text = f.read(65536).decode("utf-8", "replace")
+        if '"child-pid"' not in status_text and not timed_out and not watchdog.limit_hit:
+            sandbox_error = (err.text().strip().splitlines() or [f"bwrap exit status {code}"])[0]
+        elif exit_code is not None and 128 < exit_code <= 128 + 64:
+            # bwrap passes a child's death by signal N on as exit status 128 + N.
+            exit_code, sig = None, exit_code - 128
+    cpu_s = (rusage.ru_utime + rusage.ru_stime) if rusage else 0.0
     return RunOutcome(
-        exit_code=code if code >= 0 else None,
-        signal=-code if code < 0 else None,
+        exit_code=exit_code,
+        signal=sig,
         wall_s=wall_s,
         timed_out=timed_out,
-        stdout=kept["out"].decode("utf-8", "replace"),
-        stderr=kept["err"].decode("utf-8", "replace"),
-        stdout_cut=cut["out"][0],
-        stderr_cut=cut["err"][0],
+        stdout=out.text(),
+        stderr=err.text(),
+        stdout_cut=out.cut,
+        stderr_cut=err.cut,
+        limit_hit=watchdog.limit_hit,
+        cpu_s=cpu_s,
+        sandbox_error=sandbox_error,
+        limits=limits,
+        stdout_bytes=out.total,
+        stderr_bytes=err.total,
     )
+

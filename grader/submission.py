@@ -10,7 +10,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
+import shutil
+import stat
 import tarfile
 import time
 from pathlib import Path, PurePosixPath
@@ -19,9 +22,12 @@ from grader import KIT_VERSION
 from grader.labs import Lab
 from grader.paths import STARTER_DIR
 
-MAX_FILE_BYTES = 1 << 20
-MAX_TOTAL_BYTES = 8 << 20
-ALLOWED_SUFFIXES = (".c", ".h", ".json", ".md", ".txt")
+MAX_FILE_BYTES = 1 << 20  # one source file
+MAX_TOTAL_BYTES = 8 << 20  # all of them
+MAX_TARBALL_BYTES = 16 << 20  # the tarball as handed in
+MAX_MEMBERS = 64  # entries in the tarball, folders included
+MANIFEST = "MANIFEST.json"
+ALLOWED_SUFFIXES = (".c", ".h", ".json", ".md", ".txt")  # when the lab is not known
 
 
 class SubmissionError(Exception):
@@ -57,49 +63,187 @@ def package(lab: Lab, from_dir: Path, out_path: Path) -> list[str]:
             if starter.exists() and starter.read_bytes() == data and from_dir != starter.parent:
                 warnings.append(f"{path.name} is identical to the starter file")
         blob = (json.dumps(manifest, indent=2) + "\n").encode()
-        info = tarfile.TarInfo(f"{lab.id}/MANIFEST.json")
+        info = tarfile.TarInfo(f"{lab.id}/{MANIFEST}")
         info.size, info.mtime, info.mode = len(blob), int(time.time()), 0o644
         tar.addfile(info, io.BytesIO(blob))
     return warnings
 
 
-def _check_member(member: tarfile.TarInfo) -> PurePosixPath:
+# ---- intake: what the grader accepts, checked before anything is built -----------------------
+
+def allowed_names(lab: Lab) -> list[str]:
+    """The only files a submission of this lab may hold: its programs' .c files and the manifest."""
+    return [f"{name}.c" for name in lab.programs] + [MANIFEST]
+
+
+def _lab_named(name: str) -> Lab | None:
+    from grader.labs import ConfigError, lab_ids, load_lab
+    if name not in lab_ids():
+        return None
+    try:
+        return load_lab(name)
+    except ConfigError:
+        return None
+
+
+def _text_problem(data: bytes) -> str | None:
+    """Why these bytes are not a source file, or None."""
+    if b"\0" in data:
+        return "is not a text file (it has NUL bytes: a compiled file or an archive?)"
+    control = set(range(32)) - {9, 10, 11, 12, 13}
+    bad = next((i for i, byte in enumerate(data) if byte in control), None)
+    if bad is not None:
+        line = data.count(b"\n", 0, bad) + 1
+        return f"has a control character (byte 0x{data[bad]:02x}) on line {line}; save it as plain text"
+    return None
+
+
+def _check_member(member: tarfile.TarInfo, lab: Lab | None) -> PurePosixPath | None:
+    """The member's file name inside the lab's folder; None for a folder. Raises on anything else."""
     path = PurePosixPath(member.name)
     if path.is_absolute() or ".." in path.parts:
-        raise SubmissionError(f"refused: '{member.name}' points outside the submission folder")
+        raise SubmissionError(f"refused: '{member.name}' points outside the submission folder "
+                              f"(an absolute path or '..'); make the tarball with make submit")
+    if member.issym() or member.islnk():
+        raise SubmissionError(f"refused: '{member.name}' is a link (to '{member.linkname}'); submit the "
+                              f"file itself, e.g. with make submit")
     if member.isdir():
-        return path
+        return None
     if not member.isfile():
-        kind = "a link" if (member.issym() or member.islnk()) else "not a regular file"
-        raise SubmissionError(f"refused: '{member.name}' is {kind}; submit plain source files only")
-    if len(path.parts) > 2:
+        raise SubmissionError(f"refused: '{member.name}' is a device, pipe or other special file; "
+                              f"submit plain source files only")
+    parts = [p for p in path.parts if p != "."]
+    if len(parts) > 2:
         raise SubmissionError(f"refused: '{member.name}' is nested too deep; put files in <lab>/")
-    if path.suffix not in ALLOWED_SUFFIXES:
+    if lab is not None:
+        if len(parts) == 2 and parts[0] != lab.id:
+            raise SubmissionError(f"refused: '{member.name}' is in a folder named {parts[0]!r}, but this is "
+                                  f"lab {lab.id}: is it the right lab's submission?")
+        if parts[-1] not in allowed_names(lab):
+            raise SubmissionError(f"refused: '{member.name}' is not a source file of lab {lab.id} (it "
+                                  f"takes {', '.join(allowed_names(lab))}); remove it, or package with "
+                                  f"make submit LAB={lab.id}")
+    elif path.suffix not in ALLOWED_SUFFIXES:
         raise SubmissionError(f"refused: '{member.name}' is not a source file ({', '.join(ALLOWED_SUFFIXES)})")
     if member.size > MAX_FILE_BYTES:
         raise SubmissionError(f"refused: '{member.name}' is {member.size} bytes; the limit is {MAX_FILE_BYTES}")
-    return path
+    return PurePosixPath(*parts)
 
 
-def unpack(tarball: Path, dest: Path) -> None:
-    """Checks every member before anything is written, then extracts into dest."""
+def _guess_lab(members: list[tarfile.TarInfo]) -> Lab | None:
+    """The lab a tarball is for, from its one top folder (make submit puts files in <lab>/)."""
+    tops = {PurePosixPath(m.name).parts[0] for m in members
+            if len([p for p in PurePosixPath(m.name).parts if p != "."]) > 1}
+    return _lab_named(tops.pop()) if len(tops) == 1 else None
+
+
+def _check_files(files: dict[str, bytes], lab: Lab | None, where: str) -> None:
+    """Text only, the lab's required files present, a manifest (if any) for this lab."""
+    for name, data in files.items():
+        problem = _text_problem(data)
+        if problem:
+            raise SubmissionError(f"refused: '{name}' {problem}")
+    if lab is None:
+        return
+    missing = [n for n in allowed_names(lab) if n != MANIFEST and n not in files]
+    if missing:
+        raise SubmissionError(f"refused: {', '.join(missing)} missing from {where}: lab {lab.id} needs "
+                              f"{', '.join(n for n in allowed_names(lab) if n != MANIFEST)}")
+    if MANIFEST in files:
+        try:
+            manifest_lab = json.loads(files[MANIFEST]).get("lab")
+        except (ValueError, AttributeError):
+            raise SubmissionError(f"refused: {MANIFEST} in {where} is not valid JSON; package with "
+                                  f"make submit LAB={lab.id}") from None
+        if manifest_lab not in (None, lab.id):
+            raise SubmissionError(f"refused: {where} was packaged for lab {manifest_lab!r}, not {lab.id}")
+
+
+def _write(files: dict[str, bytes], dest: Path, lab: Lab | None) -> None:
+    """Writes the checked files into a fresh dest (<dest>/<lab>/<file>), replacing any old one."""
+    fresh = dest.with_name(dest.name + ".intake")
+    shutil.rmtree(fresh, ignore_errors=True)
+    for name, data in files.items():
+        target = fresh / (lab.id if lab else "") / name if lab else fresh / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fresh.rename(dest)
+
+
+def unpack(tarball: Path, dest: Path, lab: Lab | None = None) -> None:
+    """Checks every member of a submission tarball before anything is written, then writes the
+    files into dest. lab None: the lab is read from the tarball's top folder, where it names one."""
+    tarball = Path(tarball)
+    try:
+        size = tarball.stat().st_size
+    except OSError as e:
+        raise SubmissionError(f"cannot read submission {tarball}: {e.strerror}") from None
+    if size > MAX_TARBALL_BYTES:
+        raise SubmissionError(f"refused: {tarball.name} is {size} bytes; the limit is {MAX_TARBALL_BYTES}: "
+                              f"submit only your source files (make submit)")
     try:
         with tarfile.open(tarball, "r:*") as tar:
-            members = tar.getmembers()
+            members = []
+            while (member := tar.next()) is not None:
+                members.append(member)
+                if len(members) > MAX_MEMBERS:
+                    raise SubmissionError(f"refused: {tarball.name} holds more than {MAX_MEMBERS} entries; "
+                                          f"submit only your source files (make submit)")
+            lab = lab or _guess_lab(members)
+            files: dict[str, bytes] = {}
             total = 0
             for member in members:
-                _check_member(member)
+                name = _check_member(member, lab)
+                if name is None:
+                    continue
                 total += member.size
-            if total > MAX_TOTAL_BYTES:
-                raise SubmissionError(f"refused: the files add up to {total} bytes; the limit is {MAX_TOTAL_BYTES}")
-            dest.mkdir(parents=True, exist_ok=True)
-            for member in members:
-                if member.isfile():
-                    data = tar.extractfile(member).read()
-                    if b"\0" in data:
-                        raise SubmissionError(f"refused: '{member.name}' is not a text file")
-                    target = dest / member.name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(data)
-    except (tarfile.TarError, OSError) as e:
-        raise SubmissionError(f"cannot read submission {tarball}: {e}") from None
+                if total > MAX_TOTAL_BYTES:
+                    raise SubmissionError(f"refused: the files add up to more than {MAX_TOTAL_BYTES} bytes")
+                key = name.name if lab else str(name)
+                if key in files:
+                    raise SubmissionError(f"refused: '{member.name}' is in the tarball twice")
+                files[key] = tar.extractfile(member).read(MAX_FILE_BYTES + 1)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise SubmissionError(f"cannot read submission {tarball}: {e} (is it a .tar.gz from make submit?)") from None
+    _check_files(files, lab, tarball.name)
+    _write(files, dest, lab)
+
+
+def intake_folder(folder: Path, lab: Lab, dest: Path) -> None:
+    """A folder submission: its <lab>/ (or itself) must hold the lab's files as plain text files,
+    not links; only those are copied into dest, whatever else the folder holds."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SubmissionError(f"submission {folder} is not a folder")
+    base = folder / lab.id if (folder / lab.id).is_dir() else folder
+    files = {}
+    for name in allowed_names(lab):
+        path = base / name
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            raise SubmissionError(f"refused: {path} is a link (to '{os.readlink(path)}'); put the file itself there")
+        if not stat.S_ISREG(info.st_mode):
+            raise SubmissionError(f"refused: {path} is not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise SubmissionError(f"refused: {path} is {info.st_size} bytes; the limit is {MAX_FILE_BYTES}")
+        files[name] = path.read_bytes()
+    _check_files(files, lab, str(base))
+    _write(files, dest, lab)
+
+
+def intake(path: Path, lab: Lab, dest: Path) -> Path:
+    """Checks a submission (a folder or a tarball) and writes only its allowed files into dest;
+    returns dest, the folder to build from. Raises SubmissionError with what to fix."""
+    path = Path(path)
+    if path.is_dir():
+        intake_folder(path, lab, dest)
+    elif path.is_file():
+        unpack(path, dest, lab)
+    else:
+        raise SubmissionError(f"submission {path} does not exist")
+    return dest

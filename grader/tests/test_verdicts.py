@@ -83,7 +83,9 @@ def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake
                                                  tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KERNEL_MS", str(kernel_ms))
     monkeypatch.setattr("grader.grade.prepare", lambda lab, case: ready(case, expected_file))
-    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=False, log=lambda *_: None)
+    monkeypatch.setattr("grader.grade.clean_env", lambda env, **extra: {**env, **extra})  # FAKE_KERNEL_MS
+    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=False, log=lambda *_: None,
+                    sandbox="off")  # the fake is a Python script: the sandbox shows it no Python
     grader.work = tmp_path / "work"
     result = grader._grade_case(grader.cases[0], fake_program, {"c1": 1.0}, Report("fake", "sub-x", False, []))
     assert (result.verdict, result.points) == (verdict, points)
@@ -93,7 +95,9 @@ def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake
 def test_timing_is_skipped_and_said_under_emulation(fake_program, expected_file, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KERNEL_MS", "100")
     monkeypatch.setattr("grader.grade.prepare", lambda lab, case: ready(case, expected_file))
-    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=True, log=lambda *_: None)
+    monkeypatch.setattr("grader.grade.clean_env", lambda env, **extra: {**env, **extra})
+    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=True, log=lambda *_: None,
+                    sandbox="off")
     grader.work = tmp_path / "work"
     result = grader._grade_case(grader.cases[0], fake_program, {}, Report("fake", "sub-x", True, []))
     assert result.verdict == AC

@@ -26,7 +26,9 @@ right = [float(i) for i in range(n)]
 result = os.environ.get("LABKIT_RESULT")
 if result:
     with open(result, "w") as f:
-        json.dump({"lab": "fake", "kernel_ms": float(os.environ.get("FAKE_KERNEL_MS", "1.0"))}, f)
+        kernel_ms = float(os.environ.get("FAKE_KERNEL_MS", "1.0"))
+        json.dump({"lab": "fake", "kernel_ms": kernel_ms, "total_ms": kernel_ms}, f)
+    time.sleep(kernel_ms / 1000)  # an honest fake lives as long as it says it worked
 
 if mode == "right":
     write(right)

@@ -1,0 +1,171 @@
+"""Runs an untrusted lab program inside bubblewrap (Debian's `bubblewrap`, the `bwrap` command).
+
+What the program sees: the system's programs and libraries read-only (/usr and the /bin, /lib
+links), a few files of /etc that the dynamic loader needs, its own /proc (own PID namespace),
+a minimal /dev (plus /dev/nvidia* and /sys read-only when there is a GPU), a private /tmp, the
+kit's labs/ folder read-only, its own program and this testcase's input read-only, and one
+writable work folder for the case's output. It has no network (its own empty network
+namespace), no capabilities, and dies with the grader. What it never sees: the rest of the
+kit (solutions/, testcases/, build/ with every expected output and hidden input), the
+instructor's secret, the home folders, and the grader's environment: only the variables in
+ENV_KEEP reach it, so LABKIT_SECRET does not.
+
+Whether bubblewrap works is found by trying it once (user namespaces may be off, or the grader
+may itself run in a container that forbids them). Modes: "auto" (use it when it works),
+"require" (refuse to grade without it), "off" (limits only); LABKIT_SANDBOX sets the default.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.paths import KIT_ROOT, LABS_DIR
+
+MODES = ("auto", "require", "off")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group",
+             "/etc/nsswitch.conf", "/etc/localtime", "/etc/alternatives")
+# Variables the program may see; everything else (a secret, tokens, the grader's paths) is dropped.
+ENV_KEEP = re.compile(r"^(PATH|LANG|LC_[A-Z]+|TZ|TERM|CUDA_[A-Z_]+|NVIDIA_[A-Z_]+|LD_LIBRARY_PATH|"
+                      r"LABKIT_EMU[A-Z_]*|OMP_[A-Z_]+|(ASAN|UBSAN|LSAN|TSAN)_OPTIONS)$")
+
+
+class SandboxError(Exception):
+    """The sandbox was required but cannot run here; the message says why and what to do."""
+
+
+def clean_env(env: dict[str, str], **extra: str) -> dict[str, str]:
+    """The environment a lab program gets: ENV_KEEP's variables, HOME in /tmp, and extra."""
+    kept = {k: v for k, v in env.items() if ENV_KEEP.match(k)}
+    kept.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    return {**kept, "HOME": "/tmp", **extra}
+
+
+def gpu_device_nodes() -> list[str]:
+    return sorted(glob.glob("/dev/nvidia*"))
+
+
+def _library_dirs() -> list[str]:
+    """Folders outside /usr that the CUDA runtime or driver libraries may come from."""
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d]
+    cuda = os.environ.get("CUDA_PATH") or os.environ.get("CUDA_HOME")
+    if cuda:
+        dirs.append(cuda)
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        dirs.append(str(Path(nvcc).resolve().parent.parent))
+    out = []
+    for d in dirs:
+        path = os.path.realpath(d)
+        if os.path.isdir(path) and not any(_under(path, s) for s in SYSTEM_DIRS) \
+                and not _under(path, str(KIT_ROOT)) and path not in out and path != "/":
+            out.append(path)
+    return out
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How lab programs are run: inside bwrap (active) or not (why_off says why)."""
+    active: bool
+    why_off: str = ""
+    bwrap: str = ""
+    tmpfs_size: bool = False  # this bwrap knows --size
+
+    def wrap(self, argv: list[str], *, work: Path, readable: list[Path], hide: list[Path] = (),
+             gpu: bool = False, tmp_bytes: int | None = None, status_fd: int | None = None) -> list[str]:
+        """The bwrap command line that runs argv with only `readable` and `work` in view."""
+        if not self.active:
+            return list(argv)
+        cmd = [self.bwrap, "--unshare-all", "--die-with-parent", "--hostname", "labkit"]
+        if os.geteuid() == 0:
+            cmd += ["--cap-drop", "ALL"]
+        for folder in SYSTEM_DIRS + tuple(_library_dirs()):
+            if os.path.islink(folder):
+                cmd += ["--symlink", os.readlink(folder), folder]
+            elif os.path.isdir(folder):
+                cmd += ["--ro-bind", folder, folder]
+        for path in ETC_FILES:
+            if os.path.exists(path):
+                cmd += ["--ro-bind", path, path]
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
+        if gpu:
+            for node in gpu_device_nodes():
+                cmd += ["--dev-bind", node, node]
+            cmd += ["--ro-bind", "/sys", "/sys"]
+        if tmp_bytes and self.tmpfs_size:
+            cmd += ["--size", str(tmp_bytes)]
+        cmd += ["--tmpfs", "/tmp"]
+        # The kit (solutions, testcases, build/ with expected outputs and hidden inputs) is
+        # hidden under an empty tmpfs, whatever binds above reached it; so are other secrets.
+        cmd += ["--tmpfs", str(KIT_ROOT)]
+        for path in hide:
+            path = Path(path)
+            if path.is_dir():
+                cmd += ["--tmpfs", str(path)]
+            elif path.exists():
+                cmd += ["--ro-bind", "/dev/null", str(path)]
+        cmd += ["--ro-bind", str(LABS_DIR), str(LABS_DIR)]
+        for path in sorted({Path(p).resolve() for p in readable}, key=lambda p: len(p.parts)):
+            cmd += ["--ro-bind", str(path), str(path)]
+        work = Path(work).resolve()
+        cmd += ["--bind", str(work), str(work), "--chdir", str(work)]
+        if status_fd is not None:
+            cmd += ["--json-status-fd", str(status_fd)]
+        return cmd + ["--", *argv]
+
+
+def _has_size_option(bwrap: str) -> bool:
+    try:
+        text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in text
+
+
+@functools.lru_cache(maxsize=None)
+def _probe() -> Sandbox:
+    """Tries bwrap once with the options real runs use; the first error line says why not."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return Sandbox(False, "bubblewrap is not installed (Debian: apt-get install bubblewrap)")
+    candidate = Sandbox(True, bwrap=bwrap, tmpfs_size=_has_size_option(bwrap))
+    with tempfile.TemporaryDirectory(prefix="labkit-probe-") as work:
+        argv = candidate.wrap(["/bin/sh", "-c", "test -w . && ! test -e /etc/shadow"], work=Path(work),
+                              readable=[], gpu=bool(gpu_device_nodes()), tmp_bytes=1 << 20)
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return Sandbox(False, f"bubblewrap did not run: {e}")
+    if proc.returncode != 0:
+        first = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[0]
+        return Sandbox(False, f"bubblewrap cannot make its namespaces here ({first}); user namespaces "
+                              f"may be disabled (sysctl kernel.unprivileged_userns_clone, "
+                              f"user.max_user_namespaces) or forbidden by a container")
+    return candidate
+
+
+def sandbox_for(mode: str | None = None) -> Sandbox:
+    """The sandbox for a grading run; mode None takes LABKIT_SANDBOX (default auto)."""
+    mode = (mode or os.environ.get("LABKIT_SANDBOX") or "auto").lower()
+    if mode in ("0", "no", "false"):
+        mode = "off"
+    if mode not in MODES:
+        raise SandboxError(f"LABKIT_SANDBOX={mode!r}: use one of {', '.join(MODES)}")
+    if mode == "off":
+        return Sandbox(False, "turned off (--no-sandbox or LABKIT_SANDBOX=off)")
+    sandbox = _probe()
+    if mode == "require" and not sandbox.active:
+        raise SandboxError(f"the sandbox is required but {sandbox.why_off}")
+    return sandbox

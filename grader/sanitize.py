@@ -1,0 +1,76 @@
+"""`--sanitize`: NVIDIA's compute-sanitizer on one small case, its findings in the verdict reason.
+
+memcheck always (out-of-bounds and misaligned accesses, leaks of device memory are not
+reported), racecheck too for a lab that says it uses shared memory:
+
+    [sanitize]
+    case = "ragged"     # the case to run (default: the first public case)
+    racecheck = true    # shared-memory races (labs that use __shared__)
+
+It needs a GPU: under the CPU emulator, --asan does the same job for host-side memory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+from grader.labs import Case, Lab
+from grader.limits import lab_table
+
+SLOWDOWN = 20  # a sanitized run takes this many times the case's time limit, at most
+
+
+def sanitizer() -> str | None:
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    for root in filter(None, (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda")):
+        for path in (Path(root) / "bin/compute-sanitizer", Path(root) / "compute-sanitizer/compute-sanitizer"):
+            if path.exists():
+                return str(path)
+    return None
+
+
+def tools(lab: Lab) -> list[str]:
+    return ["memcheck"] + (["racecheck"] if lab_table(lab.id, "sanitize").get("racecheck") else [])
+
+
+def pick_case(lab: Lab, cases: list[Case]) -> Case | None:
+    wanted = lab_table(lab.id, "sanitize").get("case")
+    for case in cases:
+        if case.name == wanted:
+            return case
+    public = [c for c in cases if c.group == "public"]
+    return public[0] if public else (cases[0] if cases else None)
+
+
+def command(tool: str, argv: list[str]) -> list[str]:
+    return [sanitizer() or "compute-sanitizer", "--tool", tool, "--print-limit", "20", *argv]
+
+
+_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error")
+_PREFIX = re.compile(r"^=+\s?")
+
+
+def findings(tool: str, text: str) -> str | None:
+    """'memcheck: 3 errors; first: Invalid __global__ write of size 4 bytes at ...', or None."""
+    summary = _SUMMARY.search(text)
+    if summary is None:
+        return f"{tool}: compute-sanitizer gave no summary (did it start? see the log)"
+    count = int(summary.group(1))
+    if count == 0:
+        return None
+    lines = [_PREFIX.sub("", line).strip() for line in text.splitlines() if line.startswith("=====")]
+    first, where = "", ""
+    for i, line in enumerate(lines):
+        if line and not line.startswith(("COMPUTE-SANITIZER", "ERROR SUMMARY", "Program hit", "Saved host")):
+            first = line
+            for follow in lines[i + 1:i + 6]:
+                if follow.startswith("at "):
+                    where = " " + re.sub(r"\s+", " ", follow)
+                    break
+            break
+    return f"{tool}: {count} error{'s' if count != 1 else ''}; first: {first}{where}"
