@@ -21,7 +21,9 @@ from grader.grade import Grader, Source, build_dir_for
 from grader.gpu import has_gpu
 from grader.labs import ConfigError, load_lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
-from grader.submission import SubmissionError, package, unpack
+from grader.hidden import new_secret
+from grader.sandbox import MODES, SandboxError
+from grader.submission import SubmissionError, intake, package, unpack
 
 GROUPS = {"public": ("public",), "large": ("large",), "all": ("public", "large")}
 
@@ -31,14 +33,16 @@ def _fail(message: str) -> int:
     return 2
 
 
-def source_for(args) -> Source:
+def source_for(args, lab=None) -> Source:
     if args.submission:
         path = Path(args.submission)
         if not path.exists():
             raise SubmissionError(f"submission {path} does not exist")
         name = path.name.removesuffix(".tar.gz").removesuffix(".tgz")
+        root = BUILD_DIR / "unpacked" / name
+        if lab is not None:  # only the lab's own files, checked, are built (submission.intake)
+            return Source(f"sub-{name}", intake(path, lab, root))
         if path.is_file():
-            root = BUILD_DIR / "unpacked" / name
             unpack(path, root)
             return Source(f"sub-{name}", root)
         return Source(f"sub-{name}", path.resolve())
@@ -56,8 +60,12 @@ def cmd_check(args) -> int:
     lab = load_lab(args.lab)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id))
-    grader = Grader(lab, source_for(args), emu=args.emu, asan=args.asan, groups=GROUPS[args.cases],
-                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print)
+    if args.sanitize and args.emu:
+        return _fail("--sanitize runs NVIDIA's compute-sanitizer on a GPU; under --emu use --asan")
+    grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=GROUPS[args.cases],
+                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print,
+                    sandbox="off" if args.no_sandbox else args.sandbox, secret_file=args.secret_file,
+                    sanitize=args.sanitize)
     report = grader.grade()
     print(reports.table(report))
     reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
@@ -100,7 +108,12 @@ def cmd_submit(args) -> int:
 
 
 def cmd_unpack(args) -> int:
-    unpack(Path(args.tarball), Path(args.dest))
+    unpack(Path(args.tarball), Path(args.dest), load_lab(args.lab) if args.lab else None)
+    return 0
+
+
+def cmd_secret(args) -> int:
+    print(new_secret())
     return 0
 
 
@@ -132,6 +145,14 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--keep-outputs", action="store_true", help="keep each case's output file")
     check.add_argument("--require-full", action="store_true", help="exit 1 unless every point is earned")
     check.add_argument("--quiet", action="store_true", help="print only the final table")
+    check.add_argument("--sandbox", choices=MODES, default=None,
+                       help="run each case in bubblewrap: auto (when it works here; the default, or "
+                            "LABKIT_SANDBOX), require, off")
+    check.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
+    check.add_argument("--secret-file", type=Path, metavar="FILE",
+                       help="the instructor's secret: adds the hidden cases (or LABKIT_SECRET_FILE, LABKIT_SECRET)")
+    check.add_argument("--sanitize", action="store_true",
+                       help="also run compute-sanitizer (memcheck; racecheck where lab.toml asks) on one small case")
     check.set_defaults(func=cmd_check)
 
     bench = sub.add_parser("bench", help="run the lab's benchmark on the reference solution")
@@ -148,6 +169,7 @@ def parser() -> argparse.ArgumentParser:
     unpack_p = sub.add_parser("unpack", help="check and unpack a submission tarball")
     unpack_p.add_argument("tarball")
     unpack_p.add_argument("dest")
+    unpack_p.add_argument("--lab", help="check the files against this lab's (default: the tarball's folder)")
     unpack_p.set_defaults(func=cmd_unpack)
 
     cases = sub.add_parser("cases", help="make the lab's testcases and print their SHA-256")
@@ -162,5 +184,5 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ConfigError, SubmissionError) as e:
+    except (ConfigError, SubmissionError, SandboxError) as e:
         return _fail(str(e))
