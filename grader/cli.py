@@ -5,6 +5,7 @@
     python3 -m grader submit <lab> [--from FOLDER]
     python3 -m grader unpack <tarball> <folder>
     python3 -m grader cases <lab> [--cases all]
+    python3 -m grader secret                 (a fresh secret for hidden testcases)
 """
 
 from __future__ import annotations
@@ -177,6 +178,9 @@ def parser() -> argparse.ArgumentParser:
     cases.add_argument("--cases", choices=sorted(GROUPS), default="all")
     cases.add_argument("--print-sha", action="store_true", help="don't check against the manifest")
     cases.set_defaults(func=cmd_cases)
+
+    secret = sub.add_parser("secret", help="print a fresh secret for hidden testcases (keep it out of the kit)")
+    secret.set_defaults(func=cmd_secret)
     return p
 
 
