@@ -17,6 +17,7 @@ DEBIAN = {
     "make": "/usr/bin/make",
     "pandoc": "/usr/bin/pandoc",  # make handouts
     "graphviz": "/usr/bin/dot",  # make figures
+    "bubblewrap": "/usr/bin/bwrap",  # the grader's sandbox (grader/sandbox.py)
 }
 PYPI = {"pytest": "pytest"}  # pip name -> module name
 
