@@ -13,7 +13,9 @@ must not see or cannot use:
     lab.toml [dist] instructor_only = [...]    anything else a lab names (globs, kit-relative)
 Both editions carry the handouts rendered to HTML (handouts/html/, with figures) and EDITION.md,
 which says what the edition holds. Untracked files never go in, so a secret or a submission
-lying in the checkout stays out. The tarballs are reproducible: sorted, owner root, fixed times.
+lying in the checkout stays out; and where the instructor's secret is at hand (LABKIT_SECRET_FILE
+or LABKIT_SECRET, as for grading), a student edition with a file holding it is refused. The
+tarballs are reproducible: sorted, owner root, fixed times.
 """
 
 from __future__ import annotations
@@ -91,6 +93,21 @@ def kit_files(root: Path = KIT_ROOT) -> list[str]:
     return sorted(files)
 
 
+def uncommitted_note(root: Path = KIT_ROOT) -> str | None:
+    """A warning when the checkout differs from its last commit: tracked files go in as they are
+    now, untracked ones not at all, so an edition of a half-committed tree may not work."""
+    proc = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return None
+    lines = proc.stdout.splitlines()
+    untracked = [l[3:] for l in lines if l.startswith("??")]
+    changed = len(lines) - len(untracked)
+    return (f"note: {changed} tracked file(s) differ from the last commit and go in as they are now; "
+            f"{len(untracked)} untracked file(s) are left out"
+            + (f" (e.g. {', '.join(untracked[:3])})" if untracked else "") + "; see git status")
+
+
 def _lab_excludes(root: Path) -> list[tuple[str, str]]:
     rules = []
     for lab_toml in sorted(root.glob("labs/*/lab.toml")):
@@ -117,6 +134,31 @@ def student_exclusion(rel: str, root: Path = KIT_ROOT, extra: list[tuple[str, st
         if any(marker in text for marker in SOLUTION_MARKERS):
             return "a lab script that runs or reads the reference solution"
     return None
+
+
+class DistError(Exception):
+    """An edition that must not be packed; the message says why."""
+
+
+def instructor_secret(env: dict[str, str] | None = None) -> bytes | None:
+    """The hidden-case secret where grading would find it (grader/hidden.py), if it is set."""
+    env = os.environ if env is None else env
+    if env.get("LABKIT_SECRET_FILE"):
+        try:
+            return Path(env["LABKIT_SECRET_FILE"]).read_bytes().strip() or None
+        except OSError:
+            return None
+    return env.get("LABKIT_SECRET", "").strip().encode() or None
+
+
+def check_no_secret(files: list[str], root: Path = KIT_ROOT, secret: bytes | None = None) -> None:
+    secret = instructor_secret() if secret is None else secret
+    if not secret:
+        return
+    for rel in files:
+        if secret in (root / rel).read_bytes():
+            raise DistError(f"{rel} holds the instructor's hidden-case secret: take it out of the kit "
+                            f"(and make a new secret: python3 -m grader secret)")
 
 
 def edition_files(edition: str, root: Path = KIT_ROOT) -> tuple[list[str], dict[str, str]]:
@@ -168,6 +210,10 @@ def pack(edition: str, out_dir: Path = DEFAULT_OUT, *, html: bool = True, root: 
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}")
     files, left_out = edition_files(edition, root)
+    if edition == "student":
+        check_no_secret(files, root)
+    if (note := uncommitted_note(root)) and (root / ".git").exists():
+        log(note)
     for rel, why in sorted(left_out.items()):
         log(f"  left out {rel}: {why}")
     version, mtime = kit_version(root)
@@ -204,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         pack(args.edition, args.out, html=not args.no_html)
     except (FigureError, HandoutError) as e:
         print(f"dist: error: {e} (or pack without the HTML handouts: --no-html)", file=sys.stderr)
+        return 1
+    except DistError as e:
+        print(f"dist: error: {e}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,0 +1,182 @@
+"""The two editions of the kit (grader/dist.py): the student edition holds no solution, answer
+or secret, and works on its own: unpacked in a temporary folder, `make check LAB=<lab> EMU=1`
+grades each lab's starter there."""
+
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from grader import dist
+from grader.grade import Grader, Report, Source
+from grader.labs import lab_ids, load_lab
+from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+
+HAS_PANDOC = shutil.which("pandoc") is not None and shutil.which("dot") is not None
+PACKED_LABS = [lab for lab in lab_ids() if f"labs/{lab}/lab.toml" in dist.kit_files()]  # committed ones
+
+
+def members(tarball: Path) -> dict[str, bytes]:
+    with tarfile.open(tarball) as tar:
+        return {m.name.split("/", 1)[1]: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+@pytest.fixture(scope="module")
+def student_tarball(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    return dist.pack("student", out, html=HAS_PANDOC, log=lambda *_: None)
+
+
+@pytest.fixture(scope="module")
+def student_files(student_tarball) -> dict[str, bytes]:
+    return members(student_tarball)
+
+
+def test_student_edition_has_what_a_student_needs(student_files):
+    for lab in PACKED_LABS:
+        assert f"labs/{lab}/lab.toml" in student_files
+        assert f"testcases/{lab}/cases.toml" in student_files
+        assert f"handouts/{lab}.md" in student_files
+        for program in load_lab(lab).programs:
+            assert f"starter/{lab}/{program}.c" in student_files
+    for needed in ("Makefile", "README.md", "EDITION.md", "grader/__main__.py", "labs/emu/emu.mk",
+                   "labs/common/cuda_check.h"):
+        assert needed in student_files
+    assert b"student edition" in student_files["EDITION.md"]
+
+
+def test_student_edition_holds_no_solution_answer_or_test(student_files):
+    assert not [n for n in student_files if n.startswith(("solutions/", "handouts/answers/", "tests/",
+                                                           "grader/tests/", "handouts/html/answers/"))]
+    # No solution's text anywhere, under any name (a starter identical to its solution is no secret).
+    for solution in SOLUTIONS_DIR.rglob("*"):
+        if not solution.is_file():
+            continue
+        text = solution.read_bytes()
+        starter = STARTER_DIR / solution.relative_to(SOLUTIONS_DIR)
+        if starter.exists() and starter.read_bytes() == text:
+            continue
+        holders = [n for n, data in student_files.items() if data == text]
+        assert not holders, f"{solution.relative_to(KIT_ROOT)} is in the student edition as {holders}"
+    # Nor any lab script that reads or runs the solution (it could not work without it anyway).
+    for name, data in student_files.items():
+        if name.startswith("labs/") and "/scripts/" in name:
+            assert not any(m.encode() in data for m in dist.SOLUTION_MARKERS), name
+
+
+def test_student_edition_holds_no_secret(student_files):
+    for name in student_files:
+        assert dist.student_exclusion(name) is None or name == "EDITION.md", name
+        assert "secret" not in Path(name).name.lower() or name.endswith(".py"), name
+
+
+@pytest.mark.skipif(not HAS_PANDOC, reason="pandoc or Graphviz missing (make deps): no HTML handouts")
+def test_student_edition_has_rendered_handouts(student_files):
+    for lab in PACKED_LABS:
+        assert f"handouts/html/{lab}.html" in student_files
+    assert any(n.startswith("handouts/html/figures/") and n.endswith(".svg") for n in student_files)
+
+
+def test_exclusion_rules():
+    assert dist.student_exclusion("solutions/fw/fw.c")
+    assert dist.student_exclusion("handouts/answers/fw.md")
+    assert dist.student_exclusion("grader/tests/test_dist.py")
+    assert dist.student_exclusion("course.secret")
+    assert dist.student_exclusion("testcases/fw/secrets/term1.txt")
+    assert dist.student_exclusion(".labkit-secret")
+    assert dist.student_exclusion("x/y.z", extra=[("x/*", "named by a lab")]) == "named by a lab"
+    for kept in ("starter/fw/fw.c", "labs/fw/main.cpp", "handouts/fw.md", "grader/hidden.py",
+                 "testcases/fw/cases.toml", "jobs/slurm/check.sbatch"):
+        assert dist.student_exclusion(kept) is None, kept
+
+
+def test_a_lab_script_that_runs_the_solution_is_left_out(tmp_path):
+    script = tmp_path / "labs" / "x" / "scripts"
+    script.mkdir(parents=True)
+    (script / "verify.sh").write_text("make check LAB=x SOL=1\n")
+    (script / "plot.py").write_text("print('students may run this')\n")
+    assert dist.student_exclusion("labs/x/scripts/verify.sh", root=tmp_path)
+    assert dist.student_exclusion("labs/x/scripts/plot.py", root=tmp_path) is None
+
+
+def test_a_lab_names_its_own_instructor_only_files(tmp_path):
+    (tmp_path / "labs" / "x").mkdir(parents=True)
+    (tmp_path / "labs" / "x" / "lab.toml").write_text('[dist]\ninstructor_only = ["labs/x/notes/*"]\n')
+    (tmp_path / "labs" / "x" / "notes").mkdir()
+    (tmp_path / "labs" / "x" / "notes" / "key.md").write_text("the answer\n")
+    (tmp_path / "labs" / "x" / "main.cpp").write_text("int main() {}\n")
+    files, left_out = dist.edition_files("student", tmp_path)
+    assert files == ["labs/x/lab.toml", "labs/x/main.cpp"]
+    assert "labs/x/notes/key.md" in left_out
+
+
+def test_a_committed_secret_stops_the_student_edition(tmp_path):
+    (tmp_path / "notes.txt").write_text("the term's secret: s3cr3t-s3cr3t-s3cr3t\n")
+    with pytest.raises(dist.DistError, match="notes.txt holds the instructor's hidden-case secret"):
+        dist.check_no_secret(["notes.txt"], tmp_path, secret=b"s3cr3t-s3cr3t-s3cr3t")
+    key = tmp_path / "key"
+    key.write_text("s3cr3t-s3cr3t-s3cr3t\n")
+    assert dist.instructor_secret({"LABKIT_SECRET_FILE": str(key)}) == b"s3cr3t-s3cr3t-s3cr3t"
+    assert dist.instructor_secret({"LABKIT_SECRET": " abc "}) == b"abc"
+    assert dist.instructor_secret({}) is None
+
+
+def test_instructor_edition_is_everything(tmp_path):
+    tarball = dist.pack("instructor", tmp_path, html=False, log=lambda *_: None)
+    files = members(tarball)
+    assert set(dist.kit_files()) <= set(files)
+    assert any(n.startswith("solutions/") for n in files)
+
+
+def test_editions_are_reproducible(tmp_path):
+    first = dist.pack("student", tmp_path / "a", html=False, log=lambda *_: None).read_bytes()
+    second = dist.pack("student", tmp_path / "b", html=False, log=lambda *_: None).read_bytes()
+    assert first == second
+
+
+def test_missing_solutions_give_a_note_not_a_crash(monkeypatch, tmp_path):
+    """On a GPU, the grader times the reference solution for the thresholds; the student edition
+    has none, and says so."""
+    import grader.grade as grade
+    monkeypatch.setattr(grade, "SOLUTIONS_DIR", tmp_path / "solutions")
+    timed = [lab for lab in map(load_lab, PACKED_LABS) if lab.timing.slow_factor > 0 and any(c.timed for c in lab.cases)]
+    if not timed:
+        pytest.skip("no lab has a timing threshold")
+    lab = timed[0]
+    grader = Grader(lab, Source("starter", STARTER_DIR), emu=False, groups=("public", "large"))
+    report = Report(lab.id, "starter", False, [])
+    assert grader._reference_metrics(report) == {}
+    assert any("no reference solution in this copy of the kit" in note for note in report.notes)
+
+
+# ---- the student edition on its own ----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def unpacked_student_kit(student_tarball, student_files, tmp_path_factory) -> Path:
+    if "labs/emu/include/cuda_runtime.h" not in student_files:
+        pytest.skip("the CPU emulator (labs/emu) is not committed yet: the student edition cannot run EMU=1")
+    where = tmp_path_factory.mktemp("student-kit")
+    with tarfile.open(student_tarball) as tar:
+        tar.extractall(where, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    root = where / "cuda-lab-kit-student"
+    # Build every lab's starter once, on every core, before grading one lab at a time.
+    subprocess.run(["make", "-s", f"-j{os.cpu_count() or 2}", "EMU=1", "-k"], cwd=root,
+                   capture_output=True, text=True, timeout=600)
+    return root
+
+
+@pytest.mark.parametrize("lab", PACKED_LABS)
+def test_make_check_runs_in_the_student_edition(unpacked_student_kit, lab):
+    proc = subprocess.run(["make", "-s", "check", f"LAB={lab}", "EMU=1"], cwd=unpacked_student_kit,
+                          capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-2000:]
+    assert "Traceback" not in output, output[-2000:]
+    assert "score:" in proc.stdout
+    for case in (c for c in load_lab(lab).cases if c.group == "public"):
+        line = next((l for l in proc.stdout.splitlines() if l.startswith(case.name + " ")), "")
+        verdict = line.split()[1] if len(line.split()) > 1 else ""
+        assert verdict in ("AC", "WA", "RE", "TLE", "SLOW"), f"{case.name}: {line or 'no line'}"
