@@ -1,0 +1,12 @@
+// The built-in variables of a kernel. Each CPU thread of the emulator's pool runs one block
+// at a time, so blockIdx, blockDim and gridDim are per CPU thread; threadIdx is set again at
+// every switch between the block's threads (fibers), so all four read like CUDA's.
+#pragma once
+
+#include "vector_types.h"
+
+extern __thread uint3 threadIdx;
+extern __thread uint3 blockIdx;
+extern __thread dim3 blockDim;
+extern __thread dim3 gridDim;
+constexpr int warpSize = 32;

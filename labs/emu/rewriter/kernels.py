@@ -1,0 +1,117 @@
+"""Finds __global__ functions: the names of template kernels (launched through a generic
+lambda when their template arguments are left to deduction), and, after each non-template
+kernel definition, a registration that tells the runtime the kernel's name and parameter
+types, so that cudaLaunchKernel((void *)k, ...) and cudaLaunchCooperativeKernel can call it:
+
+    __global__ void k(float *a, int n = 0) { ... }
+ -> __global__ void k(float *a, int n = 0) { ... } static const bool cudaemu_kernel_k_12 = ::cudaemu::register_kernel(static_cast<void (*)(float *a, int n)>(k), "k");
+"""
+
+from scopes import matching
+
+SKIPPED_WITH_PARENTHESES = {"__launch_bounds__", "__attribute__", "__align__", "alignas", "__maxnreg__",
+                            "__cluster_dims__", "__declspec"}
+
+
+def _is_template(tokens, index):
+    """True when the declaration holding tokens[index] starts with `template <...>`."""
+    i = index - 1
+    while i >= 0:
+        text = tokens[i].text
+        if text in (";", "{", "}") and not tokens[i].in_directive:
+            return False
+        if text == "template":
+            return True
+        if text == ">":
+            i = matching(tokens, i, ">", "<", -1)
+            if i < 0:
+                return False
+        i -= 1
+    return False
+
+
+def _signature(tokens, index):
+    """(name index, open paren, close paren) of the function declared from tokens[index]."""
+    i = index + 1
+    while i < len(tokens):
+        token = tokens[i]
+        if token.text in SKIPPED_WITH_PARENTHESES and i + 1 < len(tokens) and tokens[i + 1].text == "(":
+            i = matching(tokens, i + 1, "(", ")") + 1
+            if i <= 0:
+                return None
+            continue
+        if token.text == "(":
+            if i > 0 and tokens[i - 1].kind == "ident":
+                close = matching(tokens, i, "(", ")")
+                return (i - 1, i, close) if close > 0 else None
+            return None
+        if token.text in (";", "{", "}", "="):
+            return None
+        i += 1
+    return None
+
+
+def _parameters_without_defaults(tokens, open_index, close_index, text):
+    """The parameter list's text with default arguments removed, e.g. `float *a, int n`."""
+    parameters, current, depth = [], [], 0
+    for token in tokens[open_index + 1:close_index]:
+        if token.text in "([{<":
+            depth += 1
+        elif token.text in ")]}>":
+            depth -= 1
+        if token.text == "," and depth == 0:
+            parameters.append(current)
+            current = []
+        else:
+            current.append(token)
+    if current:
+        parameters.append(current)
+    cleaned = []
+    for parameter in parameters:
+        depth, cut = 0, len(parameter)
+        for k, token in enumerate(parameter):
+            if token.text in "([{<":
+                depth += 1
+            elif token.text in ")]}>":
+                depth -= 1
+            elif token.text == "=" and depth == 0:
+                cut = k
+                break
+        if cut:
+            cleaned.append(text[parameter[0].start:parameter[cut - 1].end])
+    return ", ".join(" ".join(piece.split()) for piece in cleaned)
+
+
+def template_kernel_names(tokens):
+    names = set()
+    for index, token in enumerate(tokens):
+        if token.text == "__global__" and not token.in_directive and _is_template(tokens, index):
+            signature = _signature(tokens, index)
+            if signature:
+                names.add(tokens[signature[0]].text)
+    return names
+
+
+def registration_edits(text, tokens, in_code):
+    edits = []
+    for index, token in enumerate(tokens):
+        if token.text != "__global__" or token.in_directive or in_code[index] or _is_template(tokens, index):
+            continue
+        signature = _signature(tokens, index)
+        if not signature:
+            continue
+        name_index, open_index, close_index = signature
+        body = close_index + 1
+        while body < len(tokens) and tokens[body].text not in ("{", ";"):
+            body += 1
+        if body >= len(tokens) or tokens[body].text != "{":
+            continue  # a declaration only: registered where it is defined
+        end = matching(tokens, body, "{", "}")
+        if end < 0:
+            continue
+        name = tokens[name_index].text
+        parameters = _parameters_without_defaults(tokens, open_index, close_index, text)
+        registration = (f" static const bool cudaemu_kernel_{name}_{token.line} = ::cudaemu::register_kernel("
+                        f"static_cast<void (*)({parameters})>({name}), \"{name}\");")
+        edits.append((tokens[end].end, tokens[end].end, registration))
+    return edits

@@ -1,0 +1,453 @@
+#include "block_runner.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <string>
+
+#include "crash_report.h"
+#include "diagnostics.h"
+#include "settings.h"
+
+// The kernel built-ins: per CPU thread, and threadIdx rewritten at every fiber switch.
+__thread uint3 threadIdx;
+__thread uint3 blockIdx;
+__thread dim3 blockDim;
+__thread dim3 gridDim;
+
+// The functions on every barrier's path are inlined into one another, so that a waiting
+// fiber's stack holds one frame between the kernel and the switch: fewer cache lines to save
+// and reload per thread per barrier.
+#define CUDAEMU_HOT inline __attribute__((always_inline))
+
+namespace cudaemu {
+namespace {
+thread_local BlockRunner *tls_runner = nullptr;  // this CPU thread's runner, once made
+thread_local bool tls_in_kernel = false;
+
+// Each fiber's stack starts at a different offset (a "color") below its page-aligned top, so
+// that the tops of a thousand fibers do not all compete for the same cache sets.
+std::size_t stack_color(std::size_t fiber_number) { return (fiber_number % 128) * 64; }
+}  // namespace
+
+BlockRunner::BlockRunner() : stack_bytes_(fiber_stack_bytes())
+{
+    prepare_crash_report_for_this_thread(signal_stack_);
+}
+
+BlockRunner::~BlockRunner()
+{
+    if (tls_runner == this) tls_runner = nullptr;
+    if (signal_stack_) {
+        stack_t disable{};
+        disable.ss_flags = SS_DISABLE;
+        sigaltstack(&disable, nullptr);
+    }
+}
+
+BlockRunner &BlockRunner::for_this_thread()
+{
+    thread_local std::unique_ptr<BlockRunner> runner;
+    if (!runner) {
+        runner.reset(new BlockRunner());
+        tls_runner = runner.get();
+    }
+    return *runner;
+}
+
+BlockRunner *BlockRunner::running_kernel() { return tls_in_kernel ? tls_runner : nullptr; }
+
+void BlockRunner::prepare_threads(const dim3 &block)
+{
+    count_ = block.x * block.y * block.z;
+    if (prepared_shape_.x != block.x || prepared_shape_.y != block.y || prepared_shape_.z != block.z) {
+        threads_.resize(count_);
+        for (unsigned int linear = 0; linear < count_; ++linear) {
+            Thread &thread = threads_[linear];
+            thread.linear = linear;
+            thread.index = uint3{linear % block.x, (linear / block.x) % block.y, linear / (block.x * block.y)};
+            thread.fiber = nullptr;
+            thread.state = State::Exited;
+            thread.wait = Wait::None;
+        }
+        warps_.resize((count_ + kWarpLanes - 1) / kWarpLanes);
+        start_order_.resize(count_);
+        for (unsigned int i = 0; i < count_; ++i) start_order_[i] = i;
+        start_order_shuffled_ = false;
+        ready_.reserve(count_);
+        block_waiters_.reserve(count_);
+        grid_waiters_.reserve(count_);
+        prepared_shape_ = block;
+    }
+    // Every thread of the previous block has returned, so each Thread is as a new block needs
+    // it (start_next_thread sets the rest); only the warps and the order are reset.
+    for (std::size_t warp = 0; warp < warps_.size(); ++warp) {
+        unsigned int lanes = std::min<unsigned int>(kWarpLanes, count_ - (unsigned int)warp * kWarpLanes);
+        Warp &w = warps_[warp];
+        w.live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+        w.arrived = w.need = 0;
+        w.ballot[0] = w.ballot[1] = 0;
+        w.generation = 0;
+    }
+    if (random_schedule_) {
+        for (unsigned int i = count_; i > 1; --i) std::swap(start_order_[i - 1], start_order_[random_.below(i)]);
+        start_order_shuffled_ = true;
+    } else if (start_order_shuffled_) {
+        for (unsigned int i = 0; i < count_; ++i) start_order_[i] = i;
+        start_order_shuffled_ = false;
+    }
+    live_ = count_;
+    next_start_ = 0;
+    ready_.clear();
+    ready_head_ = 0;
+    block_waiters_.clear();
+    grid_waiters_.clear();
+    block_generation_ = 0;
+    vote_true_[0] = vote_true_[1] = vote_arrivals_[0] = vote_arrivals_[1] = 0;
+}
+
+void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t block_linear)
+{
+    if (tls_in_kernel)
+        fatal("kernel %s was launched from inside a kernel: dynamic parallelism (device-side launches) is not "
+              "emulated; launch it from host code",
+              grid.kernel_name);
+    grid_ = &grid;
+    random_schedule_ = grid.schedule.random;
+    if (random_schedule_)
+        random_ = Random(grid.schedule.seed * 0x100000001b3ull ^ (grid.launch_number << 32) ^ block_linear);
+    prepare_threads(grid.block);
+    blockIdx = block_index;
+    blockDim = grid.block;
+    gridDim = grid.grid;
+    arena_.begin_block(grid.dynamic_shared_bytes, grid.kernel_name);
+
+    tls_runner = this;
+    tls_in_kernel = true;
+    Fiber *first = acquire_fiber();
+    first->reset(&BlockRunner::fiber_main);
+    current_fiber_ = first;
+    Fiber::switch_to(&native_, first, false);
+    // Every thread of the block has returned.
+    tls_in_kernel = false;
+    running_ = nullptr;
+    threadIdx = uint3{0, 0, 0};
+
+    std::size_t placed = arena_.static_bytes();
+    std::size_t seen = grid.max_static_shared.load(std::memory_order_relaxed);
+    while (placed > seen && !grid.max_static_shared.compare_exchange_weak(seen, placed)) {
+    }
+    if (grid.grid_barrier) grid.grid_barrier->leave();
+}
+
+Fiber *BlockRunner::acquire_fiber()
+{
+    if (free_fibers_.empty()) {
+        fibers_.emplace_back(new Fiber(stack_bytes_, stack_color(fibers_.size())));
+        return fibers_.back().get();
+    }
+    Fiber *fiber = free_fibers_.back();
+    free_fibers_.pop_back();
+    return fiber;
+}
+
+CUDAEMU_HOT void BlockRunner::enter(Thread &thread)
+{
+    thread.state = State::Running;
+    thread.wait = Wait::None;
+    running_ = &thread;
+    threadIdx = thread.index;
+}
+
+CUDAEMU_HOT BlockRunner::Thread &BlockRunner::start_next_thread(Fiber *fiber)
+{
+    Thread &thread = threads_[start_order_[next_start_++]];
+    thread.fiber = fiber;
+    enter(thread);
+    return thread;
+}
+
+// The body of every fiber: run threads that have not started, one after another, until the
+// running one has to wait or none is left to start; then hand over and stop.
+void BlockRunner::fiber_main()
+{
+    BlockRunner &runner = *tls_runner;
+    Fiber *self = runner.current_fiber_;
+    for (;;) {
+        Thread &thread = runner.start_next_thread(self);
+        runner.grid_->call->run_thread(runner.grid_->call->bound_args);
+        runner.thread_returned(thread);
+        Next next = runner.pick_next();
+        if (next.kind == NextKind::Start) continue;
+        runner.transfer(self, true, next);
+    }
+}
+
+CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
+{
+    thread.state = State::Exited;
+    thread.fiber = nullptr;
+    running_ = nullptr;
+    --live_;
+    unsigned int warp = thread.linear / kWarpLanes;
+    warps_[warp].live &= ~(1u << (thread.linear % kWarpLanes));
+    if (warps_[warp].arrived) check_warp(warp);
+    if (!block_waiters_.empty() && block_waiters_.size() == live_) release_block_barrier();
+    if (!grid_waiters_.empty() && grid_waiters_.size() == live_) complete_grid_arrival();
+}
+
+CUDAEMU_HOT BlockRunner::Next BlockRunner::pick_next()
+{
+    std::size_t ready = ready_.size() - ready_head_;
+    bool can_start = next_start_ < count_;
+    if (random_schedule_) {
+        std::size_t choices = ready + (can_start ? 1 : 0);
+        if (choices > 0) {
+            std::size_t pick = (std::size_t)random_.below(choices);
+            if (pick == ready) return Next{NextKind::Start, nullptr};
+            std::swap(ready_[ready_head_], ready_[ready_head_ + pick]);
+        }
+    }
+    if (ready > 0) {
+        Thread *thread = &threads_[ready_[ready_head_++]];
+        if (ready_head_ == ready_.size()) {
+            ready_.clear();
+            ready_head_ = 0;
+        } else if (ready_head_ >= count_) {  // keep the queue's storage bounded
+            ready_.erase(ready_.begin(), ready_.begin() + (std::ptrdiff_t)ready_head_);
+            ready_head_ = 0;
+        }
+        return Next{NextKind::Resume, thread};
+    }
+    if (can_start) return Next{NextKind::Start, nullptr};
+    if (live_ == 0) return Next{NextKind::Finish, nullptr};
+    report_deadlock();
+}
+
+CUDAEMU_HOT void BlockRunner::transfer(Fiber *from, bool from_done, Next next)
+{
+    Fiber *to = nullptr;
+    switch (next.kind) {
+    case NextKind::Resume: to = next.thread->fiber; break;
+    case NextKind::Start:
+        to = acquire_fiber();
+        to->reset(&BlockRunner::fiber_main);
+        break;
+    case NextKind::Finish: to = &native_; break;
+    }
+    if (from_done) free_fibers_.push_back(from);
+    current_fiber_ = to;
+    Fiber::switch_to(from, to, from_done);
+}
+
+// Parks the running thread (already recorded as waiting somewhere) until it is resumed.
+CUDAEMU_HOT void BlockRunner::wait(Thread &thread)
+{
+    Next next = pick_next();
+    if (next.kind == NextKind::Resume && next.thread == &thread) {
+        enter(thread);
+        return;
+    }
+    transfer(thread.fiber, false, next);
+    enter(thread);
+}
+
+CUDAEMU_HOT void BlockRunner::make_ready(unsigned int linear)
+{
+    threads_[linear].state = State::Ready;
+    ready_.push_back(linear);
+}
+
+// ---- __syncthreads and its voting forms.
+void BlockRunner::release_block_barrier()
+{
+    unsigned int parity = block_generation_ & 1;
+    vote_arrivals_[parity] = (int)block_waiters_.size();
+    for (unsigned int linear : block_waiters_) make_ready(linear);
+    block_waiters_.clear();
+    ++block_generation_;
+    vote_true_[block_generation_ & 1] = 0;
+}
+
+CUDAEMU_HOT BlockVote BlockRunner::sync_threads_vote(int predicate)
+{
+    Thread &thread = *running_;
+    unsigned int parity = block_generation_ & 1;
+    if (predicate) ++vote_true_[parity];
+    thread.state = State::Waiting;
+    thread.wait = Wait::Block;
+    block_waiters_.push_back(thread.linear);
+    if (block_waiters_.size() == live_) release_block_barrier();
+    wait(thread);
+    return BlockVote{vote_true_[parity], vote_arrivals_[parity]};
+}
+
+void BlockRunner::sync_threads() { sync_threads_vote(0); }
+
+// ---- Warp exchanges: shuffles, votes, __syncwarp.
+void BlockRunner::check_warp(unsigned int warp)
+{
+    Warp &w = warps_[warp];
+    if (w.arrived == 0 || (w.need & w.live & ~w.arrived) != 0) return;
+    unsigned int parity = w.generation & 1;
+    w.arrived_at_release[parity] = w.arrived;
+    for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
+        if (w.arrived & (1u << lane)) make_ready(warp * kWarpLanes + lane);
+    w.arrived = w.need = 0;
+    ++w.generation;
+    w.ballot[w.generation & 1] = 0;
+}
+
+WarpExchange BlockRunner::warp_exchange(unsigned int mask, unsigned long long value, int predicate)
+{
+    Thread &thread = *running_;
+    unsigned int warp = thread.linear / kWarpLanes, lane = thread.linear % kWarpLanes;
+    Warp &w = warps_[warp];
+    unsigned int parity = w.generation & 1;
+    w.values[parity][lane] = value;
+    if (predicate) w.ballot[parity] |= 1u << lane;
+    w.arrived |= 1u << lane;
+    w.need |= mask;
+    thread.state = State::Waiting;
+    thread.wait = Wait::Warp;
+    check_warp(warp);
+    wait(thread);
+    return WarpExchange{w.values[parity], w.ballot[parity], w.arrived_at_release[parity], lane};
+}
+
+unsigned int BlockRunner::live_lanes() const
+{
+    return running_ ? warps_[running_->linear / kWarpLanes].live : 1u;
+}
+
+// ---- this_grid().sync()
+void BlockRunner::complete_grid_arrival()
+{
+    // Every thread of this block is here: wait (blocking this CPU thread, whose fibers are all
+    // parked) for the other blocks, each on its own CPU thread.
+    grid_->grid_barrier->arrive_and_wait();
+    for (unsigned int linear : grid_waiters_) make_ready(linear);
+    grid_waiters_.clear();
+}
+
+void BlockRunner::sync_grid()
+{
+    if (!grid_->grid_barrier)
+        fatal("kernel %s (launched at %s:%d) calls this_grid().sync(), which needs every block resident: launch "
+              "it with cudaLaunchCooperativeKernel, not <<<...>>>",
+              grid_->kernel_name, grid_->file, grid_->line);
+    Thread &thread = *running_;
+    thread.state = State::Waiting;
+    thread.wait = Wait::Grid;
+    grid_waiters_.push_back(thread.linear);
+    if (grid_waiters_.size() == live_) complete_grid_arrival();
+    wait(thread);
+}
+
+// ---- Diagnostics.
+bool BlockRunner::current_thread_index(uint3 *thread_index) const
+{
+    if (!tls_in_kernel || !running_) return false;
+    *thread_index = running_->index;
+    return true;
+}
+
+bool BlockRunner::in_guard_page(const void *address) const
+{
+    return current_fiber_ && current_fiber_->guard_page_contains(address);
+}
+
+namespace {
+// "0-31, 64, 70-71": thread numbers as ranges.
+std::string ranges(const std::vector<unsigned int> &numbers)
+{
+    std::string text;
+    for (std::size_t i = 0; i < numbers.size();) {
+        std::size_t j = i;
+        while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+        if (!text.empty()) text += ", ";
+        text += std::to_string(numbers[i]);
+        if (j > i) text += "-" + std::to_string(numbers[j]);
+        i = j + 1;
+        if (text.size() > 300) {
+            text += ", ...";
+            break;
+        }
+    }
+    return text;
+}
+}  // namespace
+
+void BlockRunner::report_deadlock()
+{
+    std::vector<unsigned int> at_block, at_warp, at_grid;
+    for (const Thread &thread : threads_) {
+        if (thread.state != State::Waiting) continue;
+        if (thread.wait == Wait::Block) at_block.push_back(thread.linear);
+        if (thread.wait == Wait::Warp) at_warp.push_back(thread.linear);
+        if (thread.wait == Wait::Grid) at_grid.push_back(thread.linear);
+    }
+    std::string waits;
+    if (!at_block.empty()) waits += "\n  at __syncthreads(): threads " + ranges(at_block);
+    if (!at_warp.empty())
+        waits += "\n  in a warp function (__shfl*_sync, __ballot_sync, __syncwarp, ...): threads " + ranges(at_warp);
+    if (!at_grid.empty()) waits += "\n  at this_grid().sync(): threads " + ranges(at_grid);
+    fatal("deadlock in kernel %s (launched at %s:%d), block (%u,%u,%u): every thread that has not returned waits, "
+          "and none of the barriers can complete:%s\n"
+          "  (thread numbers are threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)). A warp "
+          "function waits for every lane its mask names, so a lane of that mask is waiting somewhere else: "
+          "make all named lanes call it, or narrow the mask. A GPU would hang here or give undefined results.",
+          grid_->kernel_name, grid_->file, grid_->line, blockIdx.x, blockIdx.y, blockIdx.z, waits.c_str());
+}
+
+// ---- The device functions' entry points: outside a kernel they act for a lone thread.
+void sync_threads()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_threads();
+}
+
+BlockVote sync_threads_vote(int predicate)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->sync_threads_vote(predicate);
+    return BlockVote{predicate ? 1 : 0, 1};
+}
+
+WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->warp_exchange(mask, value, predicate);
+    thread_local unsigned long long lone_values[32];
+    lone_values[0] = value;
+    return WarpExchange{lone_values, predicate ? 1u : 0u, 1u, 0u};
+}
+
+unsigned int live_lanes()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner ? runner->live_lanes() : 1u;
+}
+
+void sync_grid()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_grid();
+}
+
+bool in_cooperative_launch()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner && runner->grid()->grid_barrier;
+}
+
+void *dynamic_shared_memory() { return BlockRunner::for_this_thread().arena().dynamic_base(); }
+
+int new_shared_variable_id()
+{
+    static std::atomic<int> next_id{0};
+    return next_id.fetch_add(1, std::memory_order_relaxed);
+}
+
+void *shared_variable(int id, std::size_t size, std::size_t natural_align, std::size_t align)
+{
+    return BlockRunner::for_this_thread().arena().variable(id, size, natural_align, align);
+}
+
+}  // namespace cudaemu

@@ -1,0 +1,124 @@
+// Runs the blocks of a grid on one CPU thread, one block at a time, each CUDA thread of the
+// block on a fiber.
+//
+// A thread runs until it returns or waits (at __syncthreads, a warp function, or
+// this_grid().sync()). When it returns, the same fiber goes straight on with the next thread
+// that has not started, so a kernel without barriers runs every thread to completion with no
+// context switch at all. When it waits, its fiber keeps its state and another fiber takes
+// over; when the last thread a barrier waits for arrives, the waiting threads become ready
+// and are resumed, in thread order (or a random order under EMU_SCHEDULE=random).
+// A thread that has returned no longer counts at any barrier, as on Volta and later GPUs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "block_sync_api.h"
+#include "device_limits.h"
+#include "fiber.h"
+#include "grid_run.h"
+#include "schedule.h"
+#include "shared_arena.h"
+
+namespace cudaemu {
+
+constexpr unsigned int kWarpLanes = kWarpSize;
+
+class BlockRunner {
+public:
+    BlockRunner();
+    ~BlockRunner();
+
+    // The runner of the calling CPU thread (made on first use).
+    static BlockRunner &for_this_thread();
+    // The runner of the calling CPU thread if it is inside a kernel, else null.
+    static BlockRunner *running_kernel();
+
+    void run_block(GridRun &grid, uint3 block_index, std::uint64_t block_linear);
+
+    // What the device functions call (on a fiber of this runner).
+    void sync_threads();
+    BlockVote sync_threads_vote(int predicate);
+    WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate);
+    unsigned int live_lanes() const;
+    void sync_grid();
+
+    SharedArena &arena() { return arena_; }
+    const GridRun *grid() const { return grid_; }
+    // For crash reports: the thread running now, and whether `address` is its stack's guard.
+    bool current_thread_index(uint3 *thread_index) const;
+    bool in_guard_page(const void *address) const;
+
+private:
+    enum class State : unsigned char { Unstarted, Running, Waiting, Ready, Exited };
+    enum class Wait : unsigned char { None, Block, Warp, Grid };
+    struct Thread {
+        uint3 index;
+        unsigned int linear;
+        Fiber *fiber;
+        State state;
+        Wait wait;
+    };
+    struct Warp {
+        unsigned int live;       // lanes not yet returned
+        unsigned int arrived;    // lanes waiting in the current exchange
+        unsigned int need;       // lanes the arrivals' masks name
+        unsigned int generation;
+        // Two of each, by generation parity: lanes of the finished exchange may still read
+        // its results while faster lanes already write the next one's.
+        unsigned long long values[2][32];
+        unsigned int ballot[2];
+        unsigned int arrived_at_release[2];
+    };
+    enum class NextKind { Resume, Start, Finish };
+    struct Next {
+        NextKind kind;
+        Thread *thread;
+    };
+
+    static void fiber_main();
+    void prepare_threads(const dim3 &block);
+    void enter(Thread &thread);
+    Thread &start_next_thread(Fiber *fiber);
+    void thread_returned(Thread &thread);
+    Next pick_next();
+    void wait(Thread &thread);
+    void transfer(Fiber *from, bool from_done, Next next);
+    void make_ready(unsigned int linear);
+    void release_block_barrier();
+    void check_warp(unsigned int warp);
+    void complete_grid_arrival();
+    Fiber *acquire_fiber();
+    [[noreturn]] void report_deadlock();
+
+    GridRun *grid_ = nullptr;
+    std::vector<Thread> threads_;
+    dim3 prepared_shape_{0, 0, 0};
+    unsigned int count_ = 0;
+    unsigned int live_ = 0;
+    std::vector<unsigned int> start_order_;
+    bool start_order_shuffled_ = false;
+    unsigned int next_start_ = 0;
+    std::vector<unsigned int> ready_;  // a FIFO: entries from ready_head_ on
+    std::size_t ready_head_ = 0;
+    std::vector<unsigned int> block_waiters_;
+    unsigned int block_generation_ = 0;
+    int vote_true_[2] = {0, 0};
+    int vote_arrivals_[2] = {0, 0};
+    std::vector<unsigned int> grid_waiters_;
+    std::vector<Warp> warps_;
+    Random random_;
+    bool random_schedule_ = false;
+
+    Thread *running_ = nullptr;
+    Fiber *current_fiber_ = nullptr;
+    Fiber native_;
+    std::vector<std::unique_ptr<Fiber>> fibers_;
+    std::vector<Fiber *> free_fibers_;
+    std::size_t stack_bytes_;
+    SharedArena arena_;
+    std::unique_ptr<char[]> signal_stack_;
+};
+
+}  // namespace cudaemu

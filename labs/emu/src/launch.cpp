@@ -1,0 +1,258 @@
+// Launching a kernel: the checks a GPU makes before it runs anything (a bad configuration
+// fails the launch, and only cudaGetLastError tells), then the grid, synchronously.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "api_errors.h"
+#include "block_runner.h"
+#include "devices.h"
+#include "grid_executor.h"
+#include "kernel_registry.h"
+#include "device_limits.h"
+#include "streams.h"
+
+namespace cudaemu {
+namespace {
+std::atomic<std::uint64_t> launch_counter{0};
+
+int active_blocks_per_multiprocessor(int block_threads, std::size_t shared_bytes)
+{
+    if (block_threads <= 0 || block_threads > kMaxThreadsPerBlock) return 0;
+    int warps = (block_threads + kWarpSize - 1) / kWarpSize;
+    int blocks = std::min(kMaxBlocksPerMultiprocessor, (kMaxThreadsPerMultiprocessor / kWarpSize) / warps);
+    if (shared_bytes > 0)
+        blocks = std::min(blocks, (int)(kSharedPerMultiprocessor / (shared_bytes + kReservedSharedPerBlock)));
+    return blocks;
+}
+
+// The launch's configuration error, explained, or cudaSuccess.
+cudaError_t check_configuration(const LaunchConfig &config, const KernelInfo &info, const char *name, bool cooperative)
+{
+    const dim3 &b = config.block, &g = config.grid;
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > kMaxBlockDim[0] || b.y > kMaxBlockDim[1] || b.z > kMaxBlockDim[2] ||
+        threads > (unsigned long long)kMaxThreadsPerBlock)
+        return fail(cudaErrorInvalidConfiguration,
+                    "launch of %s at %s:%d failed: a block of %u x %u x %u threads; a block has 1 to 1024 threads "
+                    "(x and y at most 1024, z at most 64), so the kernel did not run",
+                    name, config.file, config.line, b.x, b.y, b.z);
+    if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > kMaxGridDim[0] || g.y > kMaxGridDim[1] || g.z > kMaxGridDim[2])
+        return fail(cudaErrorInvalidConfiguration,
+                    "launch of %s at %s:%d failed: a grid of %u x %u x %u blocks; each dimension must be at least 1 "
+                    "(x at most 2^31-1, y and z at most 65535), so the kernel did not run. Is the block count "
+                    "computed right (rounded up, not down to 0)?",
+                    name, config.file, config.line, g.x, g.y, g.z);
+    std::size_t limit = dynamic_shared_limit(info);
+    if (config.dynamic_shared_bytes > limit)
+        return fail(cudaErrorInvalidValue,
+                    "launch of %s at %s:%d failed: it asks for %zu bytes of dynamic shared memory; it may have %zu "
+                    "(48 KiB less its static __shared__ unless raised with cudaFuncSetAttribute(kernel, "
+                    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to 227 KiB)",
+                    name, config.file, config.line, config.dynamic_shared_bytes, limit);
+    if (cooperative) {
+        int per_sm = active_blocks_per_multiprocessor((int)threads, info.static_shared + config.dynamic_shared_bytes);
+        unsigned long long resident = (unsigned long long)per_sm * kMultiprocessorCount;
+        unsigned long long blocks = (unsigned long long)g.x * g.y * g.z;
+        if (blocks > resident)
+            return fail(cudaErrorCooperativeLaunchTooLarge,
+                        "cooperative launch of %s at %s:%d failed: %llu blocks, but only %llu of %u threads fit on the "
+                        "device at once (%d per SM x %d SMs); size the grid with "
+                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor times multiProcessorCount",
+                        name, config.file, config.line, blocks, resident, (unsigned)threads, per_sm,
+                        kMultiprocessorCount);
+    }
+    return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool cooperative)
+{
+    KernelInfo info = kernel_info(call.kernel);
+    std::string name = call.name ? call.name : (info.name.empty() ? std::string("kernel") : info.name);
+    cudaError_t error = check_stream(config.stream, "kernel launch");
+    if (error == cudaSuccess) error = check_configuration(config, info, name.c_str(), cooperative);
+    if (error != cudaSuccess) return error;
+
+    GridRun grid;
+    grid.call = &call;
+    grid.kernel_name = name.c_str();
+    grid.file = config.file;
+    grid.line = config.line;
+    grid.grid = config.grid;
+    grid.block = config.block;
+    grid.dynamic_shared_bytes = config.dynamic_shared_bytes;
+    grid.schedule = schedule_from_environment();
+    grid.launch_number = launch_counter.fetch_add(1, std::memory_order_relaxed);
+    if (cooperative)
+        execute_cooperative_grid(grid);
+    else
+        execute_grid(grid);
+
+    // Static __shared__ sizes are known once blocks have run them: remember, and fail the
+    // launch as a GPU would have if static plus dynamic memory was over the kernel's limit.
+    std::size_t static_shared = grid.max_static_shared.load();
+    update_kernel_info(call.kernel, [&](KernelInfo &entry) {
+        entry.static_shared = std::max(entry.static_shared, static_shared);
+        entry.static_shared_known = true;
+    });
+    info.static_shared = static_shared;
+    std::size_t limit = dynamic_shared_limit(info);
+    if (config.dynamic_shared_bytes > limit)
+        return fail(cudaErrorInvalidValue,
+                    "launch of %s at %s:%d: %zu bytes of static __shared__ plus %zu of dynamic shared memory are "
+                    "more than a block may have (%zu dynamic with this much static). A GPU refuses this launch "
+                    "(the emulator learned the static size only by running it, so this first launch did run)",
+                    name.c_str(), config.file, config.line, static_shared, config.dynamic_shared_bytes, limit);
+    return cudaSuccess;
+}
+
+cudaError_t max_potential_block_size(int *min_grid, int *block_size, const void *func, size_t dynamic_shared,
+                                     int block_size_limit)
+{
+    if (!min_grid || !block_size)
+        return fail(cudaErrorInvalidValue, "cudaOccupancyMaxPotentialBlockSize: pass the addresses of two ints");
+    KernelInfo info = kernel_info(func);
+    int largest = block_size_limit > 0 ? std::min(block_size_limit, kMaxThreadsPerBlock) : kMaxThreadsPerBlock;
+    int best_size = 0, best_blocks = 0, best_threads = -1;
+    for (int size = largest; size > 0; size = (size - 1) / kWarpSize * kWarpSize) {
+        int blocks = active_blocks_per_multiprocessor(size, info.static_shared + dynamic_shared);
+        if (blocks * size > best_threads) {
+            best_threads = blocks * size;
+            best_size = size;
+            best_blocks = blocks;
+        }
+        if (size <= kWarpSize) break;
+    }
+    *block_size = best_size;
+    *min_grid = best_blocks * kMultiprocessorCount;
+    return cudaSuccess;
+}
+
+long long clock_ticks()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+void nanosleep_ns(unsigned int ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+namespace {
+cudaError_t launch_by_address(const char *call, const void *func, dim3 grid, dim3 block, void **args,
+                              size_t shared, cudaStream_t stream, bool cooperative)
+{
+    KernelInfo info = kernel_info(func);
+    if (!info.launcher)
+        return fail(cudaErrorInvalidDeviceFunction,
+                    "%s(%p, ...): the emulator does not know this kernel's parameters. It learns them from a "
+                    "non-template __global__ function defined in a .cu file of the build, or from a typed "
+                    "pointer: pass the kernel without casting it to void*",
+                    call, func);
+    if (!args && info.launcher) {
+        // A kernel without parameters may be launched with args == NULL.
+    }
+    return info.launcher(func, nullptr, LaunchConfig(grid, block, shared, stream, "(unknown file)", 0), args,
+                         cooperative);
+}
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                             cudaStream_t stream)
+{
+    return launch_by_address("cudaLaunchKernel", func, gridDim, blockDim, args, sharedMem, stream, false);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                                        cudaStream_t stream)
+{
+    return launch_by_address("cudaLaunchCooperativeKernel", func, gridDim, blockDim, args, sharedMem, stream, true);
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    if (!func) return fail(cudaErrorInvalidDeviceFunction, "cudaFuncSetAttribute(NULL, ...): pass the kernel");
+    KernelInfo info = kernel_info(func);
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || (std::size_t)value + info.static_shared > kSharedPerBlockOptin)
+            return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize, %d): "
+                        "a block may have at most %zu bytes of shared memory in all (%zu static here)",
+                        value, kSharedPerBlockOptin, info.static_shared);
+        update_kernel_info(func, [&](KernelInfo &entry) { entry.max_dynamic_shared = value; });
+        return cudaSuccess;
+    }
+    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
+        if (value < -1 || value > 100)
+            return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute(cudaFuncAttributePreferredSharedMemoryCarveout, "
+                        "%d): a percentage from 0 to 100, or -1", value);
+        update_kernel_info(func, [&](KernelInfo &entry) { entry.preferred_carveout = value; });
+        return cudaSuccess;
+    }
+    return cudaSuccess;  // cluster attributes: accepted, nothing to emulate
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    if (!attr) return fail(cudaErrorInvalidValue, "cudaFuncGetAttributes(NULL, ...): pass a cudaFuncAttributes");
+    if (!func) return fail(cudaErrorInvalidDeviceFunction, "cudaFuncGetAttributes(..., NULL): pass the kernel");
+    KernelInfo info = kernel_info(func);
+    *attr = cudaFuncAttributes{};
+    attr->sharedSizeBytes = info.static_shared;  // known after the kernel's first launch
+    attr->maxThreadsPerBlock = kMaxThreadsPerBlock;
+    attr->numRegs = 32;
+    attr->ptxVersion = kComputeMajor * 10 + kComputeMinor;
+    attr->binaryVersion = attr->ptxVersion;
+    attr->maxDynamicSharedSizeBytes = (int)dynamic_shared_limit(info);
+    attr->preferredShmemCarveout = info.preferred_carveout;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache)
+{
+    return func ? cudaSuccess : fail(cudaErrorInvalidDeviceFunction, "cudaFuncSetCacheConfig(NULL, ...)");
+}
+
+cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig)
+{
+    return func ? cudaSuccess : fail(cudaErrorInvalidDeviceFunction, "cudaFuncSetSharedMemConfig(NULL, ...)");
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int)
+{
+    if (!numBlocks) return fail(cudaErrorInvalidValue, "cudaOccupancyMaxActiveBlocksPerMultiprocessor(NULL, ...)");
+    KernelInfo info = kernel_info(func);
+    *numBlocks = active_blocks_per_multiprocessor(blockSize, info.static_shared + dynamicSMemSize);
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
+                                                          size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks,
+                                                      int blockSize)
+{
+    if (!dynamicSmemSize) return fail(cudaErrorInvalidValue, "cudaOccupancyAvailableDynamicSMemPerBlock(NULL, ...)");
+    KernelInfo info = kernel_info(func);
+    if (numBlocks <= 0 || blockSize <= 0) {
+        *dynamicSmemSize = 0;
+        return cudaSuccess;
+    }
+    std::size_t per_block = kSharedPerMultiprocessor / (std::size_t)numBlocks;
+    per_block = per_block > kReservedSharedPerBlock ? per_block - kReservedSharedPerBlock : 0;
+    per_block = std::min(per_block, kSharedPerBlockOptin);
+    *dynamicSmemSize = per_block > info.static_shared ? per_block - info.static_shared : 0;
+    return cudaSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,14 @@
+// The emulator's knobs, all from the environment (documented in handouts/emulation.md):
+//   EMU_THREADS       CPU threads that run blocks (default: the machine's hardware threads)
+//   EMU_STACK_KB      stack size of each CUDA thread's fiber (default 256, 1024 under ASan)
+//   CUDA_EMU_DEVICES  how many devices to emulate (default 1)
+//   EMU_SCHEDULE      see schedule.h
+#pragma once
+
+#include <cstddef>
+
+namespace cudaemu {
+unsigned int cpu_threads();
+std::size_t fiber_stack_bytes();
+int emulated_device_count();
+}  // namespace cudaemu
