@@ -1,0 +1,212 @@
+"""The hostile corpus: each folder here is a submission of lab `increment` that cheats, attacks
+or breaks in one way. grade_corpus() grades them all in one batch, one after the other in
+this process, then the reference solution, and checks that each got the verdict and reason it
+should, that none left anything behind, and that the grader's own memory stayed bounded.
+
+    python3 tests/hostile/corpus.py [--gpu] [--sandbox auto|off]     (no pytest needed)
+
+tests/hostile/test_hostile.py runs it under the CPU emulator with the sandbox on and off; the
+device run (grader/scripts/safety_gpu_verify.sh) runs it on a GPU, where kernel_loop spins on the
+device. The mechanism knows nothing of the lab: only this table does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import resource
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+
+from grader.grade import Grader, Source  # noqa: E402
+from grader.labs import load_lab  # noqa: E402
+from grader.paths import BUILD_DIR, SOLUTIONS_DIR  # noqa: E402
+
+LAB = "increment"
+CASE = "small"  # every submission runs this one public case
+TIME_LIMIT_S = 3.0  # instead of the case's own, so the loops end quickly
+PORT = 47391  # network/increment.c connects here
+SECRET = "hostile-corpus-secret-0123456789"
+DAEMON_MARK = "labkit-hostile-daemon"
+ESCAPED = [Path("/tmp/labkit-hostile-escaped.txt"), BUILD_DIR / "hostile-escaped.txt"]
+
+
+@dataclass(frozen=True)
+class Expect:
+    verdict: str
+    reason: str  # a part of the reason
+    verdict_off: str | None = None  # with the sandbox off, when it differs (a known hole)
+    reason_off: str | None = None
+
+
+EXPECTED = {
+    "steal_expected": Expect("WA", "entry 0 ", "AC", "correct"),
+    "steal_solution": Expect("AC", "correct", "RE", "stole"),
+    "write_outside": Expect("AC", "correct"),
+    "network": Expect("AC", "correct"),
+    "fork_bomb": Expect("RE", "processes and threads at once"),
+    "host_loop": Expect("TLE", f"time limit of {TIME_LIMIT_S:g} s"),
+    "kernel_loop": Expect("TLE", f"time limit of {TIME_LIMIT_S:g} s"),
+    "stdout_flood": Expect("AC", "MB to stdout; the grader kept the first 64 KiB"),
+    "huge_file": Expect("RE", "SIGXFSZ"),
+    "segfault": Expect("RE", "SIGSEGV"),
+    "abort": Expect("RE", "SIGABRT"),
+    "exit_silently": Expect("WA", "wrote no output file"),
+    "forged_stdout": Expect("WA", "entry 0 "),
+    "forged_timing": Expect("AC", "correct"),
+    "daemon": Expect("AC", "correct"),
+    "read_secret": Expect("RE", "secret: (none)"),
+}
+
+
+class Listener:
+    """A TCP listener on the loopback that records what reaches it (network/increment.c)."""
+
+    def __init__(self):
+        self.heard = b""
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", PORT))
+        self.sock.listen(4)
+        self.sock.settimeout(0.2)
+        self.stop = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            conn.settimeout(2)
+            try:
+                self.heard += conn.recv(64)
+            except OSError:
+                pass
+            conn.close()
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def _daemons() -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and DAEMON_MARK.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                found.append(int(name))
+        except OSError:
+            continue
+    return found
+
+
+def _share_objects(source_name: str, emu: bool) -> None:
+    """Hard-links the reference build's harness objects into this build's folder, so make builds
+    only the student's file (the corpus would otherwise compile the harness 16 times)."""
+    base = BUILD_DIR / f"{'emu-' if emu else ''}solution" / "obj"
+    target = BUILD_DIR / f"{'emu-' if emu else ''}{source_name}" / "obj"
+    if not base.is_dir() or target.exists():
+        return
+    for path in base.rglob("*"):
+        if path.is_file():
+            dest = target / path.relative_to(base)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(path, dest)
+            except OSError:
+                return
+
+
+def grade_one(name: str, source: Source, *, emu: bool, sandbox: str, case_name: str = CASE):
+    lab = load_lab(LAB)
+    _share_objects(source.name, emu)
+    grader = Grader(lab, source, emu=emu, sandbox=sandbox, log=lambda *_: None)
+    case = next(c for c in lab.cases if c.name == case_name)
+    grader.cases = [dataclasses.replace(case, time_limit_s=TIME_LIMIT_S)]
+    return grader.grade()
+
+
+def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log=print) -> list[str]:
+    """Grades the corpus in one batch; returns what went wrong (empty: all as expected)."""
+    names = names or list(EXPECTED)
+    problems = []
+    for path in ESCAPED:
+        path.unlink(missing_ok=True)
+    os.environ["LABKIT_SECRET"] = SECRET  # in the grader's environment, never in the program's
+    listener = Listener()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # The reference first, so its objects can be shared with every submission's build.
+    grade_one("solution", Source("solution", SOLUTIONS_DIR), emu=emu, sandbox=sandbox)
+    sandbox_active = None
+    try:
+        for name in names:
+            start = time.monotonic()
+            report = grade_one(name, Source(f"sub-hostile-{name}", HERE / name), emu=emu, sandbox=sandbox)
+            result = report.results[0]
+            sandbox_active = any(n.startswith("sandbox on") for n in report.notes)
+            expect = EXPECTED[name]
+            verdict, reason = expect.verdict, expect.reason
+            if not sandbox_active:
+                verdict, reason = expect.verdict_off or verdict, expect.reason_off or reason
+            ok = result.verdict == verdict and reason in result.reason
+            log(f"{'ok ' if ok else 'BAD'} {name:15s} {result.verdict:4s} {time.monotonic() - start:5.1f}s  "
+                f"{result.reason[:110]}")
+            if not ok:
+                problems.append(f"{name}: got {result.verdict} ({result.reason}), wanted {verdict} ({reason})")
+            if SECRET in result.reason or any(SECRET in n for n in report.notes):
+                problems.append(f"{name}: the secret reached the report")
+            if name == "forged_timing" and not (result.timing_flagged and "longer than the process lived"
+                                                in result.timing_note):
+                problems.append(f"forged_timing: not flagged ({result.timing_note!r})")
+            if not sandbox_active and not any(n.startswith("WARNING: SANDBOX OFF") for n in report.notes):
+                problems.append(f"{name}: the sandbox was off and the report does not say so loudly")
+            if _daemons():
+                problems.append(f"{name}: left a process running: {_daemons()}")
+        # The same grader process, after all that, still grades the reference right.
+        report = grade_one("solution", Source("solution", SOLUTIONS_DIR), emu=emu, sandbox=sandbox)
+        if report.results[0].verdict != "AC":
+            problems.append(f"the reference after the corpus: {report.results[0].verdict} {report.results[0].reason}")
+    finally:
+        listener.close()
+        del os.environ["LABKIT_SECRET"]
+    if sandbox_active:
+        if "network" in names and listener.heard:
+            problems.append(f"network: the listener outside the sandbox heard {listener.heard!r}")
+        problems += [f"write_outside: {p} was written" for p in ESCAPED if p.exists() and "write_outside" in names]
+    for path in ESCAPED:
+        path.unlink(missing_ok=True)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
+    log(f"grader's peak memory grew by {grown_mb:.0f} MB over the corpus; sandbox "
+        f"{'on' if sandbox_active else 'OFF'}")
+    if grown_mb > 200:
+        problems.append(f"the grader's own memory grew by {grown_mb:.0f} MB")
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--gpu", action="store_true", help="build for the GPU (default: the CPU emulator)")
+    p.add_argument("--sandbox", default="auto", choices=("auto", "require", "off"))
+    p.add_argument("names", nargs="*", help=f"some of: {' '.join(EXPECTED)}")
+    args = p.parse_args(argv)
+    problems = grade_corpus(emu=not args.gpu, sandbox=args.sandbox, names=args.names or None)
+    for problem in problems:
+        print("PROBLEM:", problem)
+    print(f"{len(args.names or EXPECTED) - len({p.split(':')[0] for p in problems})} passed, "
+          f"{len({p.split(':')[0] for p in problems})} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
