@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,13 +63,14 @@ def _read_figures(path: Path) -> dict:
 def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | None = None,
              limits: LabLimits = LabLimits(), gpu: bool = False, hide: tuple[Path, ...] = (),
              wrap_argv=None) -> tuple[RunOutcome, Path, dict]:
-    """Runs one case in a fresh folder of its own (work/<case>/), under limits, in the sandbox
+    """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
     when one is given; returns the outcome, the output file's path and the program's figures.
     Only the program, the case's input and that folder are in the sandbox's view; the expected
     output stays outside and is compared after the process has gone."""
-    folder = work / ready.case.name
-    shutil.rmtree(folder, ignore_errors=True)  # nothing from an earlier run can leak into this one
-    folder.mkdir(parents=True)
+    work.mkdir(parents=True, exist_ok=True)
+    # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
+    # of the same source at once (two TAs, a test run) never share one.
+    folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = folder / f"{ready.case.name}.out"
     result_file = folder / "result.json"
     env = clean_env(os.environ, LABKIT_RESULT=str(result_file))

@@ -17,6 +17,7 @@ may itself run in a container that forbids them). Modes: "auto" (use it when it 
 
 from __future__ import annotations
 
+import atexit
 import functools
 import glob
 import os
@@ -75,6 +76,17 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
+@functools.lru_cache(maxsize=None)
+def _empty_file() -> str:
+    """An empty file to mount over a secret file (/dev/null would be a device the sandbox's
+    nodev mounts refuse to open, which tells the program something is there)."""
+    fd, path = tempfile.mkstemp(prefix="labkit-empty-")
+    os.close(fd)
+    os.chmod(path, 0o444)
+    atexit.register(os.unlink, path)
+    return path
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How lab programs are run: inside bwrap (active) or not (why_off says why)."""
@@ -115,7 +127,7 @@ class Sandbox:
             if path.is_dir():
                 cmd += ["--tmpfs", str(path)]
             elif path.exists():
-                cmd += ["--ro-bind", "/dev/null", str(path)]
+                cmd += ["--ro-bind", _empty_file(), str(path)]
         cmd += ["--ro-bind", str(LABS_DIR), str(LABS_DIR)]
         for path in sorted({Path(p).resolve() for p in readable}, key=lambda p: len(p.parts)):
             cmd += ["--ro-bind", str(path), str(path)]

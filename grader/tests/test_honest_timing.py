@@ -1,0 +1,57 @@
+"""Honest timing: the program's own figures against the grader's clock."""
+
+from grader.honest_timing import figure_doubts, judged_on_wall, wall_doubt
+from grader.run import RunOutcome
+
+
+def outcome(wall_s):
+    return RunOutcome(0, None, wall_s, False, "", "", False, False)
+
+
+def test_honest_figures_raise_no_doubt():
+    assert figure_doubts({"kernel_ms": 0.5, "total_ms": 3.0}, outcome(0.4)) == []
+
+
+def test_times_longer_than_the_process_lived():
+    doubts = figure_doubts({"kernel_ms": 0.0001, "total_ms": 999999}, outcome(0.4))
+    assert doubts == ["total_ms 999999.000 is longer than the process lived (400.0 ms, timed by the grader)"]
+
+
+def test_kernel_longer_than_the_whole_run():
+    assert figure_doubts({"kernel_ms": 50, "total_ms": 10}, outcome(1)) == \
+        ["kernel_ms 50.000 is longer than total_ms 10.000, which includes it"]
+
+
+def test_missing_and_nonsense_figures():
+    assert figure_doubts({}, outcome(1)) == ["no kernel_ms in the program's result file",
+                                             "no total_ms in the program's result file"]
+    assert figure_doubts({"kernel_ms": -1, "total_ms": "fast"}, outcome(1)) == \
+        ["kernel_ms = -1 is not a time", "total_ms = 'fast' is not a time"]
+
+
+def test_work_left_on_another_stream():
+    doubts = figure_doubts({"kernel_ms": 0.01, "total_ms": 40, "kernel_host_ms": 35}, outcome(1))
+    assert doubts and "work left running on another stream?" in doubts[0]
+
+
+def test_reported_fast_but_the_process_was_slow():
+    assert wall_doubt("kernel_ms", 1.0, 1.5, wall_s=9.0, reference_wall_s=2.0, slow_factor=1.5)
+    assert wall_doubt("kernel_ms", 1.0, 1.5, wall_s=3.5, reference_wall_s=2.0, slow_factor=1.5) is None
+    assert judged_on_wall(9.0, 2.0, 1.5)[0] and not judged_on_wall(3.0, 2.0, 1.5)[0]
+
+
+def test_grader_judges_a_flagged_case_on_its_wall_time(fake_program, expected_file, tmp_path, monkeypatch):
+    from grader.grade import Grader, Report, Source
+    from support import fake_case, fake_lab, ready
+    # Reports 1200 ms (within 1.5 x the reference's 1000 ms) but the reference process took 0.1 s
+    # in all and this one more than 1.2 s: the grader's clock wins.
+    monkeypatch.setenv("FAKE_KERNEL_MS", "1200")
+    monkeypatch.setattr("grader.grade.prepare", lambda lab, case: ready(case, expected_file))
+    monkeypatch.setattr("grader.grade.clean_env", lambda env, **extra: {**env, **extra})
+    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=False, log=lambda *_: None,
+                    sandbox="off")
+    grader.work = tmp_path / "work"
+    grader.reference_walls = {"c1": 0.1}
+    result = grader._grade_case(grader.cases[0], fake_program, {"c1": 1000.0}, Report("fake", "sub-x", False, []))
+    assert result.verdict == "SLOW" and result.timing_flagged
+    assert "timing flagged: reported kernel_ms 1200.000 is within the limit, but the process took" in result.timing_note
