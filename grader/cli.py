@@ -6,6 +6,7 @@
     python3 -m grader unpack <tarball> <folder>
     python3 -m grader cases <lab> [--cases all]
     python3 -m grader secret                 (a fresh secret for hidden testcases)
+    python3 -m grader batch <lab> <folder> [--scheduler local|slurm] [--jobs N]   (a whole class)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 from grader import report as reports
+from grader.batch_commands import add_parsers as add_batch_parsers
 from grader.build import build_lab
 from grader.cases import prepare, sha256_of
 from grader.grade import Grader, Source, build_dir_for
@@ -181,6 +183,8 @@ def parser() -> argparse.ArgumentParser:
 
     secret = sub.add_parser("secret", help="print a fresh secret for hidden testcases (keep it out of the kit)")
     secret.set_defaults(func=cmd_secret)
+
+    add_batch_parsers(sub, GROUPS, _fail)
     return p
 
 
