@@ -423,8 +423,6 @@ static Graph load_graph(const Cli &cli, std::string &shown_name)
         return parse_graph_text(random_graph_text(n, degree, max_weight, static_cast<uint64_t>(seed)),
                                 shown_name, ALIGNMENT);
     }
-    if (cli.positional().empty())
-        throw LabError("say which graph: fw GRAPH.txt, or fw --random N\nusage: " + cli.usage());
     shown_name = base_name(cli.positional()[0]);
     return read_graph_file(cli.positional()[0], ALIGNMENT);
 }
@@ -446,6 +444,8 @@ static int fw_main(int argc, char **argv)
                         v == 0 ? "  (the graded one)" : "");
         return LAB_EXIT_OK;
     }
+    if (!cli.has("random") && cli.positional().empty())
+        throw LabError(std::string("say which graph: fw GRAPH.txt, or fw --random N\nusage: ") + kUsage);
     size_t graph_args = cli.has("random") ? 0 : 1;
     size_t path_args = cli.has("path") ? 2 : 0;
     if (cli.positional().size() != graph_args + path_args)

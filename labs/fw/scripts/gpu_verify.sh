@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The fw lab's GPU verification (issue 5), on a machine with an NVIDIA GPU, from the kit's root:
+#
+#   bash labs/fw/scripts/gpu_verify.sh [STAGE ...]     stages: check versions bench table2 scaling
+#
+# with no stage, all of them. Logs and the scaling CSV/PNG go to $OUT (default build/fw-verify).
+#   check     the reference solution on every testcase, public and large (up to n = 8192)
+#   versions  every version of solutions/fw/fw.c against Dijkstra from every source (fw --check,
+#             C++ on all cores) on random graphs up to n = 4096 (the one-thread version on 256:
+#             it runs N^3 steps in one thread)
+#   bench     make bench: the per-k kernel against a device-to-device copy at n = 8192
+#   table2    Table II of 001_dee1cd7baf3618fc.txt: n = 2048, ten runs of each version
+#   scaling   section 2.3 of 000_2682084cffe7dce6.txt: undirected cycles n = 10..1800, CSV + PNG
+set -u -o pipefail
+cd "$(dirname "$0")/../../.."
+OUT=${OUT:-build/fw-verify}
+mkdir -p "$OUT"
+STAGES=${*:-check versions bench table2 scaling}
+FW=build/solution/fw/fw
+status=0
+
+stage() { echo; echo "=== $1 ($(date +%T))"; }
+run_logged() {  # run_logged LOG COMMAND...: the command's output to the screen and to $OUT/LOG
+    local log=$1; shift
+    "$@" 2>&1 | tee -a "$OUT/$log"
+    local rc=${PIPESTATUS[0]}
+    [ "$rc" -eq 0 ] || { echo "FAILED ($rc): $*" | tee -a "$OUT/$log"; status=1; }
+}
+
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader | tee "$OUT/device.txt"
+make --no-print-directory SOL=1 fw -j8 > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+
+for s in $STAGES; do
+    case $s in
+    check)
+        stage "grader: the solution on every case"
+        run_logged check.log python3 -m grader check fw --solution --cases all --require-full
+        ;;
+    versions)
+        stage "every version against Dijkstra"
+        for n_seed in "1000 40" "4096 41"; do
+            set -- $n_seed
+            for v in rows parallel grid-sync grid-sync-reg pitch columns; do
+                echo "--- n=$1 version $v"
+                run_logged versions.log $FW --random "$1" --seed "$2" --version "$v" --check
+            done
+        done
+        for n in 300 1000 2048; do
+            echo "--- n=$n version cpu"
+            run_logged versions.log $FW --random "$n" --seed 42 --version cpu --check
+        done
+        echo "--- n=256 version one-thread"
+        run_logged versions.log $FW --random 256 --seed 43 --version one-thread --check
+        echo "--- n=4096 path (Exploration 8)"
+        run_logged versions.log $FW --random 4096 --seed 44 --path v1 v4000
+        ;;
+    bench)
+        stage "make bench"
+        run_logged bench.log make --no-print-directory bench LAB=fw
+        ;;
+    table2)
+        stage "Table II, n = 2048"
+        run_logged table2.log python3 labs/fw/scripts/table2.py --fw $FW --csv "$OUT/fw-table2.csv"
+        ;;
+    scaling)
+        stage "section 2.3 scaling, undirected cycles"
+        run_logged scaling.log python3 labs/fw/scripts/scaling.py --fw $FW \
+            --csv "$OUT/fw-scaling.csv" --png "$OUT/fw-scaling.png"
+        ;;
+    *)
+        echo "unknown stage $s (check versions bench table2 scaling)"; status=2
+        ;;
+    esac
+done
+echo
+echo "=== done ($(date +%T)): $([ $status -eq 0 ] && echo all passed || echo SOME FAILED)"
+exit $status

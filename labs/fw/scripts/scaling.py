@@ -1,0 +1,112 @@
+"""The scaling experiment of Hochberg's module (000_2682084cffe7dce6.txt, section 2.3): fw on
+undirected cycles of 10, 20, 30, ... vertices, ten runs each, the kernel time corrected by
+subtracting runs that copy the matrix to the card and back without launching a kernel.
+
+    python3 labs/fw/scripts/scaling.py --csv fw-scaling.csv --png fw-scaling.png
+        [--fw build/solution/fw/fw] [--max 1800] [--step 10] [--runs 10] [--version rows]
+    python3 labs/fw/scripts/scaling.py --plot fw-scaling.csv --png fw-scaling.png
+
+For each n, one process runs `fw CYCLE --runs R`: after an untimed warm-up it alternates R
+copy-only runs with R full runs, as the module alternated its two programs, and reports the means
+(labs/fw/main.cpp, timed_runs). The CSV has, per n, the mean whole run with kernels, the mean
+copy-only run, their difference (the module's figure), and the kernels' own time measured with
+CUDA events, which needs no correction. The plot is a PNG drawn in pure Python (png_plot.py), so
+this runs on a GPU node without matplotlib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KIT = HERE.parents[2]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(KIT))
+
+from png_plot import line_plot  # noqa: E402
+
+COLUMNS = ["n", "whole_ms", "copy_only_ms", "corrected_ms", "kernel_ms", "kernel_ms_min"]
+
+
+def load_gen():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("fw_gen", KIT / "testcases" / "fw" / "gen.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_size(fw: Path, n: int, runs: int, version: str, scratch: Path, gen) -> tuple[dict, str]:
+    graph = scratch / f"undircycle{n}.txt"
+    graph.write_text(gen.undir_cycle(n))
+    result = scratch / "result.json"
+    result.unlink(missing_ok=True)
+    proc = subprocess.run([str(fw), str(graph), "--runs", str(runs), "--version", version],
+                          capture_output=True, text=True, env={**os.environ, "LABKIT_RESULT": str(result)})
+    if proc.returncode != 0:
+        raise SystemExit(f"fw failed on n = {n} (exit {proc.returncode}):\n{proc.stderr}{proc.stdout[-2000:]}")
+    figures = json.loads(result.read_text())
+    return ({"n": n, "whole_ms": figures["total_ms"], "copy_only_ms": figures["copy_only_ms"],
+             "corrected_ms": figures["corrected_ms"], "kernel_ms": figures["kernel_ms"],
+             "kernel_ms_min": figures["kernel_ms_min"]}, figures.get("device", "?"))
+
+
+def plot(rows: list[dict], png: Path, device: str) -> None:
+    x = [float(r["n"]) for r in rows]
+    line_plot(png, x, {
+        "whole run - copy-only run (the module's correction)": [float(r["corrected_ms"]) for r in rows],
+        "kernels, timed with CUDA events": [float(r["kernel_ms"]) for r in rows],
+    }, title=f"fw on undirected n-cycles, mean of ten runs ({device})", xlabel="vertices n", ylabel="ms")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--fw", type=Path, default=KIT / "build" / "solution" / "fw" / "fw")
+    p.add_argument("--min", type=int, default=10)
+    p.add_argument("--max", type=int, default=1800)
+    p.add_argument("--step", type=int, default=10)
+    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--version", default="rows")
+    p.add_argument("--csv", type=Path, help="write the figures here")
+    p.add_argument("--png", type=Path, help="draw the plot here")
+    p.add_argument("--plot", type=Path, metavar="CSV", help="only draw the plot of an existing CSV")
+    p.add_argument("--device", default=None, help="the GPU's name for the plot's title (with --plot)")
+    args = p.parse_args()
+
+    if args.plot:
+        with args.plot.open() as f:
+            rows = list(csv.DictReader(f))
+        plot(rows, args.png or args.plot.with_suffix(".png"), args.device or "GPU")
+        return 0
+    if not args.fw.exists():
+        raise SystemExit(f"{args.fw} is missing: build it first (make SOL=1 fw)")
+    gen = load_gen()
+    rows, device = [], "?"
+    with tempfile.TemporaryDirectory() as scratch:
+        print(f"{'n':>6} {'whole ms':>10} {'copies ms':>10} {'difference':>11} {'kernels ms':>11}", flush=True)
+        for n in range(args.min, args.max + 1, args.step):
+            row, device = run_size(args.fw, n, args.runs, args.version, Path(scratch), gen)
+            rows.append(row)
+            print(f"{n:6d} {row['whole_ms']:10.3f} {row['copy_only_ms']:10.3f} {row['corrected_ms']:11.3f} "
+                  f"{row['kernel_ms']:11.3f}", flush=True)
+    print(f"device: {device}")
+    if args.csv:
+        with args.csv.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in row.items()})
+    if args.png:
+        plot(rows, args.png, device)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
