@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# GPU verification of safe grading (issue 9), from the kit's root on a machine with a GPU:
+#   bash grader/scripts/safety_gpu_verify.sh
+# Where bubblewrap is not installed and cannot be (no network), put its Debian packages in
+# build/safety-tools/ first (apt-get download bubblewrap libselinux1 libpcre2-8-0 libcap2): they
+# are unpacked to /tmp and used from there. Prints: whether the sandbox runs (with /dev/nvidia*),
+# the reference graded in the sandbox (every case, and the hidden ones from a throwaway secret),
+# a copy of it graded as a submission (timing against the reference, honest-timing checks), the
+# hostile corpus on the GPU with the sandbox required and then off (kernel_loop spins on the
+# device), and --sanitize on the reference and on a kernel with no bounds guard.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+if ! command -v bwrap >/dev/null && ls build/safety-tools/*.deb >/dev/null 2>&1; then
+    rm -rf /tmp/labkit-bw && mkdir -p /tmp/labkit-bw/bin
+    for deb in build/safety-tools/*.deb; do dpkg -x "$deb" /tmp/labkit-bw; done
+    libs=/tmp/labkit-bw/lib/x86_64-linux-gnu:/tmp/labkit-bw/usr/lib/x86_64-linux-gnu
+    printf '#!/bin/sh\nexec /lib64/ld-linux-x86-64.so.2 --library-path %s /tmp/labkit-bw/usr/bin/bwrap "$@"\n' \
+        "$libs" > /tmp/labkit-bw/bin/bwrap
+    chmod +x /tmp/labkit-bw/bin/bwrap
+    export PATH=/tmp/labkit-bw/bin:$PATH
+fi
+
+echo "== machine"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+uname -r
+bwrap --version || echo "no bwrap"
+ls /dev/nvidia* | tr '\n' ' '; echo
+python3 - <<'PY'
+from grader.sandbox import sandbox_for
+from grader.limits import cgroups_available
+box = sandbox_for("auto")
+print("sandbox:", "on" if box.active else f"OFF ({box.why_off})", "| cgroups:", cgroups_available())
+PY
+
+make -s -j16 increment SOL=1 >/dev/null || exit 1
+# The submissions below share the reference's harness objects: make builds only their own file.
+for sub in sub-increment sub-out_of_bounds; do
+    [ -d build/$sub/obj ] || { mkdir -p build/$sub && cp -al build/solution/obj build/$sub/obj; }
+done
+
+echo "== the reference in the sandbox, every case, and 3 hidden cases from a throwaway secret"
+export LABKIT_SECRET=$(python3 -m grader secret)
+time python3 -m grader check increment --solution --cases all --sandbox require --quiet
+
+echo "== the same, sandbox off (for the overhead)"
+time python3 -m grader check increment --solution --cases all --no-sandbox --quiet | tail -3
+unset LABKIT_SECRET
+
+echo "== a copy of the reference graded as a submission: timed against the reference"
+python3 -m grader check increment --submission solutions/increment --cases all --sandbox require --quiet
+
+echo "== the hostile corpus on the GPU, sandbox required"
+python3 tests/hostile/corpus.py --gpu --sandbox require
+echo "== the hostile corpus on the GPU, sandbox off"
+python3 tests/hostile/corpus.py --gpu --sandbox off
+
+echo "== --sanitize: the reference, then a kernel with no bounds guard"
+python3 -m grader check increment --solution --sanitize --sandbox require --quiet
+python3 -m grader check increment --submission tests/hostile/out_of_bounds --sanitize --sandbox require --quiet
