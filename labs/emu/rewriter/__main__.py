@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kernels import registration_edits, template_kernel_names  # noqa: E402
+from kernels import called_kernel_names, registration_edits  # noqa: E402
 from launches import LaunchError, launch_edits  # noqa: E402
 from lexer import LexError, tokenize  # noqa: E402
 from scopes import code_depths  # noqa: E402
@@ -42,7 +42,7 @@ def apply_edits(text, edits):
 def rewrite_cuda(text):
     tokens = tokenize(text)
     in_code = code_depths(tokens)
-    edits = launch_edits(text, tokens, template_kernel_names(tokens))
+    edits = launch_edits(text, tokens, called_kernel_names(tokens))
     edits += shared_edits(text, tokens, in_code)
     edits += registration_edits(text, tokens, in_code)
     return apply_edits(text, edits)

@@ -1,5 +1,6 @@
-"""Finds __global__ functions: the names of template kernels (launched through a generic
-lambda when their template arguments are left to deduction), and, after each non-template
+"""Finds __global__ functions: the names of kernels whose launches must be written as calls
+(templates, whose arguments nvcc deduces from the launch's, and kernels with default
+arguments: both are launched through a generic lambda, see launches.py), and, after each non-template
 kernel definition, a registration that tells the runtime the kernel's name and parameter
 types, so that cudaLaunchKernel((void *)k, ...) and cudaLaunchCooperativeKernel can call it:
 
@@ -82,13 +83,27 @@ def _parameters_without_defaults(tokens, open_index, close_index, text):
     return ", ".join(" ".join(piece.split()) for piece in cleaned)
 
 
-def template_kernel_names(tokens):
+def _has_default_arguments(tokens, open_index, close_index):
+    depth = 0
+    for token in tokens[open_index + 1:close_index]:
+        if token.text in "([{<":
+            depth += 1
+        elif token.text in ")]}>":
+            depth -= 1
+        elif token.text == "=" and depth == 0:
+            return True
+    return False
+
+
+def called_kernel_names(tokens):
+    """Names of kernels to launch as a call: templates and kernels with default arguments."""
     names = set()
     for index, token in enumerate(tokens):
-        if token.text == "__global__" and not token.in_directive and _is_template(tokens, index):
-            signature = _signature(tokens, index)
-            if signature:
-                names.add(tokens[signature[0]].text)
+        if token.text != "__global__" or token.in_directive:
+            continue
+        signature = _signature(tokens, index)
+        if signature and (_is_template(tokens, index) or _has_default_arguments(tokens, *signature[1:])):
+            names.add(tokens[signature[0]].text)
     return names
 
 

@@ -5,8 +5,8 @@
 
 Only `<<<` and `>>>` are replaced and text inserted before the kernel's name, all without
 newlines, so every line keeps its number. A template kernel launched without its template
-arguments (T deduced from the arguments, as nvcc allows) is called through a generic lambda,
-so C++ deduces T the same way:
+arguments (T deduced from the arguments, as nvcc allows), or a kernel with default arguments,
+is called through a generic lambda, so C++ deduces T and fills in defaults the same way:
 
     k<<<grid, block>>>(a)
  -> ::cudaemu::launch_deduced("k", ::cudaemu::LaunchConfig(grid, block), [&](auto &...cudaemu_args) { k(cudaemu_args...); })(a)
@@ -94,7 +94,7 @@ def find_launches(tokens):
     return launches
 
 
-def launch_edits(text, tokens, template_kernels):
+def launch_edits(text, tokens, called_kernels):
     """Edits (start, end, replacement) that turn every launch into a runtime call."""
     edits = []
     for start, open_index, close_index in find_launches(tokens):
@@ -105,7 +105,7 @@ def launch_edits(text, tokens, template_kernels):
         close_begin, close_end = tokens[close_index].start, tokens[close_index + 2].end
         bare_name = tokens[open_index - 1].kind == "ident"
         base_name = tokens[open_index - 1].text
-        if bare_name and base_name in template_kernels:
+        if bare_name and base_name in called_kernels:
             kernel_source = text[kernel_begin:open_begin]
             edits.append((kernel_begin, open_end,
                           f"::cudaemu::launch_deduced({name}, ::cudaemu::LaunchConfig("))

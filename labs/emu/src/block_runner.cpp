@@ -85,9 +85,9 @@ void BlockRunner::prepare_threads(const dim3 &block)
         unsigned int lanes = std::min<unsigned int>(kWarpLanes, count_ - (unsigned int)warp * kWarpLanes);
         Warp &w = warps_[warp];
         w.live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
-        w.arrived = w.need = 0;
-        w.ballot[0] = w.ballot[1] = 0;
-        w.generation = 0;
+        w.predicates = 0;
+        w.groups.clear();
+        w.results.clear();
     }
     if (random_schedule_) {
         for (unsigned int i = count_; i > 1; --i) std::swap(start_order_[i - 1], start_order_[random_.below(i)]);
@@ -190,8 +190,10 @@ CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
     running_ = nullptr;
     --live_;
     unsigned int warp = thread.linear / kWarpLanes;
-    warps_[warp].live &= ~(1u << (thread.linear % kWarpLanes));
-    if (warps_[warp].arrived) check_warp(warp);
+    Warp &w = warps_[warp];
+    w.live &= ~(1u << (thread.linear % kWarpLanes));
+    // A lane that returns is no longer waited for: rendezvous may now be complete.
+    for (std::size_t group = w.groups.size(); group-- > 0;) complete_warp_group(warp, group);
     if (!block_waiters_.empty() && block_waiters_.size() == live_) release_block_barrier();
     if (!grid_waiters_.empty() && grid_waiters_.size() == live_) complete_grid_arrival();
 }
@@ -285,34 +287,50 @@ CUDAEMU_HOT BlockVote BlockRunner::sync_threads_vote(int predicate)
 void BlockRunner::sync_threads() { sync_threads_vote(0); }
 
 // ---- Warp exchanges: shuffles, votes, __syncwarp.
-void BlockRunner::check_warp(unsigned int warp)
+// Completes rendezvous `group` of `warp` if every live lane its mask names has arrived: its
+// lanes' values are copied into a result they read when resumed.
+bool BlockRunner::complete_warp_group(unsigned int warp, std::size_t group)
 {
     Warp &w = warps_[warp];
-    if (w.arrived == 0 || (w.need & w.live & ~w.arrived) != 0) return;
-    unsigned int parity = w.generation & 1;
-    w.arrived_at_release[parity] = w.arrived;
+    WarpGroup done = w.groups[group];
+    if ((done.mask & w.live & ~done.arrived) != 0) return false;
+    std::size_t slot = 0;
+    while (slot < w.results.size() && w.results[slot].readers > 0) ++slot;
+    if (slot == w.results.size()) w.results.emplace_back();
+    WarpResult &result = w.results[slot];
+    std::copy(std::begin(w.deposits), std::end(w.deposits), std::begin(result.values));
+    result.ballot = w.predicates & done.arrived;
+    result.arrived = done.arrived;
+    result.readers = __builtin_popcount(done.arrived);
     for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
-        if (w.arrived & (1u << lane)) make_ready(warp * kWarpLanes + lane);
-    w.arrived = w.need = 0;
-    ++w.generation;
-    w.ballot[w.generation & 1] = 0;
+        if (done.arrived & (1u << lane)) {
+            threads_[warp * kWarpLanes + lane].warp_result = (unsigned short)slot;
+            make_ready(warp * kWarpLanes + lane);
+        }
+    w.groups[group] = w.groups.back();
+    w.groups.pop_back();
+    return true;
 }
 
 WarpExchange BlockRunner::warp_exchange(unsigned int mask, unsigned long long value, int predicate)
 {
     Thread &thread = *running_;
-    unsigned int warp = thread.linear / kWarpLanes, lane = thread.linear % kWarpLanes;
+    unsigned int warp = thread.linear / kWarpLanes, lane = thread.linear % kWarpLanes, bit = 1u << lane;
     Warp &w = warps_[warp];
-    unsigned int parity = w.generation & 1;
-    w.values[parity][lane] = value;
-    if (predicate) w.ballot[parity] |= 1u << lane;
-    w.arrived |= 1u << lane;
-    w.need |= mask;
+    w.deposits[lane] = value;
+    w.predicates = predicate ? (w.predicates | bit) : (w.predicates & ~bit);
+    std::size_t group = 0;
+    while (group < w.groups.size() && w.groups[group].mask != mask) ++group;
+    if (group == w.groups.size()) w.groups.push_back(WarpGroup{mask, 0});
+    w.groups[group].arrived |= bit;
     thread.state = State::Waiting;
     thread.wait = Wait::Warp;
-    check_warp(warp);
+    complete_warp_group(warp, group);
     wait(thread);
-    return WarpExchange{w.values[parity], w.ballot[parity], w.arrived_at_release[parity], lane};
+    // Read at once: no other fiber runs before the caller has used the values.
+    WarpResult &result = w.results[thread.warp_result];
+    --result.readers;
+    return WarpExchange{result.values, result.ballot, result.arrived, lane};
 }
 
 unsigned int BlockRunner::live_lanes() const

@@ -59,17 +59,28 @@ private:
         Fiber *fiber;
         State state;
         Wait wait;
+        unsigned short warp_result;  // which of its warp's results to read when resumed
+    };
+    // Lanes of one warp waiting in warp functions called with the same mask: CUDA requires
+    // the lanes a mask names to call the same function with that mask, so each distinct mask
+    // is its own rendezvous (tiles of one warp shuffle independently).
+    struct WarpGroup {
+        unsigned int mask;
+        unsigned int arrived;
+    };
+    // What a finished rendezvous's lanes read once resumed; kept until each has read it.
+    struct WarpResult {
+        unsigned long long values[32];
+        unsigned int ballot;
+        unsigned int arrived;
+        int readers;
     };
     struct Warp {
-        unsigned int live;       // lanes not yet returned
-        unsigned int arrived;    // lanes waiting in the current exchange
-        unsigned int need;       // lanes the arrivals' masks name
-        unsigned int generation;
-        // Two of each, by generation parity: lanes of the finished exchange may still read
-        // its results while faster lanes already write the next one's.
-        unsigned long long values[2][32];
-        unsigned int ballot[2];
-        unsigned int arrived_at_release[2];
+        unsigned int live;                 // lanes not yet returned
+        unsigned int predicates;           // the waiting lanes' votes
+        unsigned long long deposits[32];   // the waiting lanes' values
+        std::vector<WarpGroup> groups;     // rendezvous still waiting for lanes
+        std::vector<WarpResult> results;   // finished rendezvous not yet read by all lanes
     };
     enum class NextKind { Resume, Start, Finish };
     struct Next {
@@ -87,7 +98,7 @@ private:
     void transfer(Fiber *from, bool from_done, Next next);
     void make_ready(unsigned int linear);
     void release_block_barrier();
-    void check_warp(unsigned int warp);
+    bool complete_warp_group(unsigned int warp, std::size_t group);
     void complete_grid_arrival();
     Fiber *acquire_fiber();
     [[noreturn]] void report_deadlock();

@@ -1,0 +1,69 @@
+// The build path itself: compiler errors and crashes point at the student's file and line,
+// and the rewriter refuses malformed launches with a message in the compiler's format.
+#include <csignal>
+#include <fstream>
+
+#include "emu_test_util.h"
+
+namespace {
+std::string repo(const std::string &path) { return std::string(EMU_REPO_ROOT) + "/" + path; }
+
+// Writes `source` to a temporary .cu file, rewrites and compiles it (syntax only); returns
+// what the rewriter and g++ printed.
+CommandResult rewrite_and_compile(const std::string &name, const std::string &source, const std::string &extra = "")
+{
+    const std::string dir = std::string(EMU_TEST_PROGRAMS) + "/scratch";
+    run_command("mkdir -p " + dir);
+    const std::string cu = dir + "/" + name + ".cu", cpp = dir + "/" + name + ".cpp";
+    std::ofstream(cu) << source;
+    return run_command("python3 " + repo("labs/emu/rewriter") + " " + cu + " " + cpp + " " + extra + " && g++ -std=c++17 "
+                       "-fsyntax-only -I" + repo("labs/emu/include") + " " + cpp);
+}
+}  // namespace
+
+TEST(Rewriter, CompilerErrorsNameTheSourceLine)
+{
+    CommandResult result = rewrite_and_compile("typo", "__global__ void k(int *a)\n{\n    a[0] = undefined_name;\n}\n");
+    EXPECT_NE(0, result.status);
+    EXPECT_NE(std::string::npos, result.output.find("typo.cu:3")) << result.output;
+}
+
+TEST(Rewriter, SourceNameOptionNamesTheStudentsFile)
+{
+    CommandResult result = rewrite_and_compile("named", "int main()\n{\n  return nope;\n}\n",
+                                               "--source-name starter/lab/student.c");
+    EXPECT_NE(std::string::npos, result.output.find("starter/lab/student.c:3")) << result.output;
+}
+
+TEST(Rewriter, ErrorsInsideALaunchKeepTheirLine)
+{
+    CommandResult result = rewrite_and_compile("launch_error", "__global__ void k(int *a) {}\nint main()\n{\n"
+                                               "    k<<<1,\n       32>>>(\"not a pointer\");\n}\n");
+    EXPECT_NE(0, result.status);
+    EXPECT_NE(std::string::npos, result.output.find("launch_error.cu:")) << result.output;
+}
+
+TEST(Rewriter, UnterminatedLaunchIsReportedAtItsLine)
+{
+    CommandResult result = rewrite_and_compile("unterminated", "__global__ void k() {}\nint main()\n{\n    k<<<1, 1(;\n}\n");
+    EXPECT_NE(0, result.status);
+    EXPECT_NE(std::string::npos, result.output.find("unterminated.cu:4: error:")) << result.output;
+}
+
+TEST(Rewriter, InitializedSharedVariableIsAnError)
+{
+    CommandResult result = rewrite_and_compile("shared_init", "__global__ void k()\n{\n    __shared__ int x = 0;\n}\n");
+    EXPECT_NE(0, result.status);
+    EXPECT_NE(std::string::npos, result.output.find("cannot have an initializer")) << result.output;
+}
+
+__global__ void read_far_away(const int *data, int *out) { out[0] = data[1L << 40]; }
+
+TEST(RewriterDeathTest, ACrashInAKernelSaysWhichThread)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    DeviceArray<int> out(1);
+    EXPECT_DEATH(read_far_away<<<dim3(1, 2), 3>>>(out.get(), out.get()),
+                 "kernel read_far_away \\(launched at .*rewriter_test.cu:[0-9]+\\) crashed in thread \\(0,0,0\\) of block "
+                 "\\(0,0,0\\): invalid memory access");
+}
