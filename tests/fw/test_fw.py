@@ -13,7 +13,8 @@ from grader.testing import lab_program, run
 
 CASES = KIT_ROOT / "testcases" / "fw"
 INF = 1073741823
-VERSIONS = ["rows", "cpu", "one-thread", "parallel", "grid-sync", "grid-sync-reg", "pitch", "columns"]
+VERSIONS = ["rows", "cpu", "one-thread", "parallel", "grid-sync", "grid-sync-reg", "pitch", "columns",
+            "rows-prefetch"]
 
 spec = importlib.util.spec_from_file_location("fw_gen_for_program", CASES / "gen.py")
 gen = importlib.util.module_from_spec(spec)
@@ -74,7 +75,7 @@ def test_every_version_agrees_with_both_oracles(fw, tmp_path, version):
     assert list(array("i", (tmp_path / "d.bin").read_bytes())) == oracle(text)
 
 
-@pytest.mark.parametrize("version", ["cpu", "parallel", "pitch", "columns"])
+@pytest.mark.parametrize("version", ["cpu", "parallel", "pitch", "columns", "rows-prefetch"])
 def test_steps_of_other_versions_match_the_module(fw, tmp_path, version):
     proc = run([fw, CASES / "graph1.txt", "--steps", "--version", version, "--print-to", tmp_path / "p.txt"],
                cwd=tmp_path)

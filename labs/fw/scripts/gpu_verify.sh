@@ -40,7 +40,7 @@ for s in $STAGES; do
         stage "every version against Dijkstra"
         for n_seed in "1000 40" "4096 41"; do
             set -- $n_seed
-            for v in rows parallel grid-sync grid-sync-reg pitch columns; do
+            for v in rows parallel grid-sync grid-sync-reg pitch columns rows-prefetch; do
                 echo "--- n=$1 version $v"
                 run_logged versions.log $FW --random "$1" --seed "$2" --version "$v" --check
             done
