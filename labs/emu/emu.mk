@@ -9,7 +9,9 @@ EMU_REWRITE   = $(EMU_PYTHON) $(EMU_DIR)/rewriter
 EMU_OPT      ?= -O2
 EMU_ASAN_FLAGS := -fsanitize=address -fno-omit-frame-pointer
 EMU_SAN       = $(if $(ASAN),$(EMU_ASAN_FLAGS))
-EMU_CXXFLAGS  = -std=c++17 $(EMU_OPT) -g -pthread -I$(EMU_DIR)/include $(EMU_SAN)
+# -fstack-clash-protection makes a kernel whose locals outgrow its fiber's stack touch the
+# guard page (and get a clear message) instead of writing over a neighbouring stack.
+EMU_CXXFLAGS  = -std=c++17 $(EMU_OPT) -g -pthread -fstack-clash-protection -I$(EMU_DIR)/include $(EMU_SAN)
 EMU_LDFLAGS   = -pthread -lboost_context $(EMU_SAN)
 # One runtime per sanitizer setting: fiber switches are announced to AddressSanitizer only
 # in the ASan build.

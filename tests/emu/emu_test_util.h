@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+// The suites provoke API errors on purpose; their explanations on stderr would only be noise.
+static const int kQuietSet = setenv("EMU_QUIET", "1", 0);
+
 #define EXPECT_CUDA_OK(call) EXPECT_EQ(cudaSuccess, (call)) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 #define ASSERT_CUDA_OK(call) ASSERT_EQ(cudaSuccess, (call)) << #call << ": " << cudaGetErrorString(cudaGetLastError())
 

@@ -15,7 +15,7 @@ __global__ void barrier_heavy(int *out, int rounds)
     out[blockIdx.x * blockDim.x + t] = sum;
 }
 
-double time_barrier_heavy_ms(int blocks, int threads, int rounds)
+Timing time_barrier_heavy_ms(int blocks, int threads, int rounds)
 {
     int *out = nullptr;
     cudaMalloc(&out, (size_t)blocks * threads * sizeof(int));

@@ -2,35 +2,53 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <time.h>
 
 #include <algorithm>
 #include <vector>
 
-// Median wall-clock milliseconds of `runs` runs of `work`, timed with CUDA events (which,
-// under emulation, read the host's clock).
+// Wall-clock time (what a CUDA event pair measures, under emulation) and the CPU time all of
+// the emulator's threads spent, which a busy machine disturbs less.
+struct Timing {
+    double wall_ms;
+    double cpu_ms;
+};
+
+inline double process_cpu_ms()
+{
+    timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return now.tv_sec * 1e3 + now.tv_nsec / 1e6;
+}
+
+// Median times of `runs` runs of `work`, wall time from CUDA events.
 template <class Work>
-double median_ms(int runs, Work work)
+Timing median_ms(int runs, Work work)
 {
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
     work();  // warm-up: fiber stacks and shared memory are made on first use
-    std::vector<float> times;
+    std::vector<float> walls;
+    std::vector<double> cpus;
     for (int run = 0; run < runs; ++run) {
+        double cpu_before = process_cpu_ms();
         cudaEventRecord(start);
         work();
         cudaEventRecord(stop);
         cudaEventSynchronize(stop);
+        cpus.push_back(process_cpu_ms() - cpu_before);
         float ms = 0;
         cudaEventElapsedTime(&ms, start, stop);
-        times.push_back(ms);
+        walls.push_back(ms);
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    std::sort(walls.begin(), walls.end());
+    std::sort(cpus.begin(), cpus.end());
+    return Timing{walls[walls.size() / 2], cpus[cpus.size() / 2]};
 }
 
-double time_increment_ms(int n, int block_size);
-double time_barrier_heavy_ms(int blocks, int threads, int rounds);
+Timing time_increment_ms(int n, int block_size);
+Timing time_barrier_heavy_ms(int blocks, int threads, int rounds);
 double fiber_switch_ns(long switches);

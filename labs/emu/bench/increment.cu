@@ -7,7 +7,7 @@ __global__ void increment_kernel(float *data, int n)
     if (i < n) data[i] = data[i] + 1.0f;
 }
 
-double time_increment_ms(int n, int block_size)
+Timing time_increment_ms(int n, int block_size)
 {
     float *data = nullptr;
     cudaMalloc(&data, (size_t)n * sizeof(float));

@@ -1,4 +1,6 @@
 // make emu-bench: what the emulator costs on this machine. Not a test: figures only.
+// Wall time is what a program's CUDA events see; CPU time (all threads) is steadier on a
+// machine that other work shares.
 #include <stdio.h>
 #include <thread>
 
@@ -6,21 +8,20 @@
 
 int main()
 {
-    int device_count = 0;
-    cudaGetDeviceCount(&device_count);
-    printf("CUDA emulator benchmark (%u hardware threads; EMU_THREADS overrides)\n",
+    printf("CUDA emulator benchmark: %u hardware threads (EMU_THREADS overrides)\n",
            std::thread::hardware_concurrency());
-
-    printf("fiber context switch:                         %8.1f ns\n", fiber_switch_ns(20000000));
+    printf("fiber context switch (Boost.Context fcontext): %.1f ns\n", fiber_switch_ns(20000000));
 
     const int rounds = 64;
-    double one_block = time_barrier_heavy_ms(1, 1024, rounds);
-    printf("one 1024-thread block, %d barriers:            %8.3f ms = %.1f us per barrier\n", rounds, one_block,
-           1000.0 * one_block / rounds);
-    printf("256 blocks x 1024 threads, %d barriers each:   %8.1f ms\n", rounds,
-           time_barrier_heavy_ms(256, 1024, rounds));
+    Timing one = time_barrier_heavy_ms(1, 1024, rounds);
+    printf("one 1024-thread block, %d barriers: %.2f ms wall, %.2f ms CPU: %.1f us wall (%.1f us CPU) per barrier\n",
+           rounds, one.wall_ms, one.cpu_ms, 1000.0 * one.wall_ms / rounds, 1000.0 * one.cpu_ms / rounds);
+    Timing many = time_barrier_heavy_ms(256, 1024, rounds);
+    printf("256 blocks x 1024 threads, %d barriers each: %.1f ms wall, %.1f ms CPU\n", rounds, many.wall_ms,
+           many.cpu_ms);
 
-    const int n = 1 << 20;
-    printf("increment kernel, N = 2^20, 256 threads/block: %8.3f ms\n", time_increment_ms(n, 256));
+    Timing increment = time_increment_ms(1 << 20, 256);
+    printf("increment kernel, N = 2^20, 256 threads a block: %.2f ms wall, %.2f ms CPU (%.1f ns CPU per thread)\n",
+           increment.wall_ms, increment.cpu_ms, increment.cpu_ms * 1e6 / (1 << 20));
     return 0;
 }

@@ -212,6 +212,8 @@ CUDAEMU_HOT BlockRunner::Next BlockRunner::pick_next()
     }
     if (ready > 0) {
         Thread *thread = &threads_[ready_[ready_head_++]];
+        // The thread after this one is likely resumed next: start fetching its stack now.
+        if (ready > 1) threads_[ready_[ready_head_]].fiber->prefetch();
         if (ready_head_ == ready_.size()) {
             ready_.clear();
             ready_head_ = 0;
@@ -370,9 +372,9 @@ bool BlockRunner::current_thread_index(uint3 *thread_index) const
     return true;
 }
 
-bool BlockRunner::in_guard_page(const void *address) const
+bool BlockRunner::stack_overflowed(const void *fault_address, const void *stack_pointer) const
 {
-    return current_fiber_ && current_fiber_->guard_page_contains(address);
+    return current_fiber_ && current_fiber_->overflowed(fault_address, stack_pointer);
 }
 
 namespace {

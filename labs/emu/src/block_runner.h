@@ -46,9 +46,9 @@ public:
 
     SharedArena &arena() { return arena_; }
     const GridRun *grid() const { return grid_; }
-    // For crash reports: the thread running now, and whether `address` is its stack's guard.
+    // For crash reports: the thread running now, and whether its stack overflowed.
     bool current_thread_index(uint3 *thread_index) const;
-    bool in_guard_page(const void *address) const;
+    bool stack_overflowed(const void *fault_address, const void *stack_pointer) const;
 
 private:
     enum class State : unsigned char { Unstarted, Running, Waiting, Ready, Exited };

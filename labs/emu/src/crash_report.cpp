@@ -1,9 +1,11 @@
 #include "crash_report.h"
 
 #include <signal.h>
+#include <ucontext.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <mutex>
 
 #include "asan.h"
@@ -47,7 +49,21 @@ void put_triple(const uint3 &v)
     put(")");
 }
 
-void on_crash(int signal_number, siginfo_t *info, void *)
+// The stack pointer when the signal came (null where this port does not know how to read it).
+const void *stack_pointer_of(void *context)
+{
+    const ucontext_t *uc = static_cast<const ucontext_t *>(context);
+#if defined(__x86_64__)
+    return reinterpret_cast<const void *>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+    return reinterpret_cast<const void *>(uc->uc_mcontext.sp);
+#else
+    (void)uc;
+    return nullptr;
+#endif
+}
+
+void on_crash(int signal_number, siginfo_t *info, void *context)
 {
     BlockRunner *runner = BlockRunner::running_kernel();
     uint3 thread_index;
@@ -66,7 +82,7 @@ void on_crash(int signal_number, siginfo_t *info, void *)
         if (signal_number == SIGFPE) {
             put(": arithmetic trap (integer division by zero?). A GPU does not trap there, but the result is "
                 "meaningless; fix the division.\n");
-        } else if (runner->in_guard_page(info->si_addr)) {
+        } else if (runner->stack_overflowed(info->si_addr, stack_pointer_of(context))) {
             put(": it overflowed its stack (large local arrays or deep recursion). Raise EMU_STACK_KB (now ");
             put_number(fiber_stack_bytes() / 1024);
             put(") or make the arrays smaller or __shared__.\n");
@@ -84,9 +100,35 @@ void on_crash(int signal_number, siginfo_t *info, void *)
 }
 }  // namespace
 
+#if CUDAEMU_ASAN
+// AddressSanitizer reports the access itself; this adds which kernel thread made it, and
+// what an address in shared memory means.
+void asan_death_note()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    uint3 thread_index;
+    if (!runner || !runner->current_thread_index(&thread_index)) return;
+    const GridRun *grid = runner->grid();
+    bool in_shared = runner->arena().contains(__asan_get_report_address());
+    std::fprintf(stderr,
+                 "cuda-emu: the error above is in kernel %s (launched at %s:%d), thread (%u,%u,%u) of block "
+                 "(%u,%u,%u)%s\n",
+                 grid->kernel_name, grid->file, grid->line, thread_index.x, thread_index.y, thread_index.z,
+                 blockIdx.x, blockIdx.y, blockIdx.z,
+                 in_shared ? ". The address is in the block's shared memory: past the end of a __shared__ array, "
+                             "or of the dynamic shared memory the launch asked for"
+                           : "");
+}
+#endif
+
 void prepare_crash_report_for_this_thread(std::unique_ptr<char[]> &stack)
 {
-    if (CUDAEMU_ASAN) return;
+#if CUDAEMU_ASAN
+    static std::once_flag noted;
+    std::call_once(noted, [] { __sanitizer_set_death_callback(&asan_death_note); });
+    (void)stack;
+    return;
+#endif
     stack.reset(new char[kSignalStackBytes]);
     stack_t alternate{};
     alternate.ss_sp = stack.get();

@@ -18,6 +18,11 @@ void print(const char *format, va_list args)
 
 void warn(const char *format, ...)
 {
+    static const bool quiet = [] {
+        const char *setting = std::getenv("EMU_QUIET");
+        return setting && *setting && std::string(setting) != "0";
+    }();
+    if (quiet) return;
     va_list args;
     va_start(args, format);
     print(format, args);

@@ -1,6 +1,7 @@
 // Messages from the emulator to the student: every one starts with "cuda-emu:", says what
-// failed and what to do. fatal() is for states a GPU would hang or trap in; it aborts so that
-// a debugger stops right there.
+// failed and what to do. warn() explains an error the API also returns (EMU_QUIET=1 silences
+// these); fatal() is for states a GPU would hang or trap in, and aborts so that a debugger
+// stops right there.
 #pragma once
 
 namespace cudaemu {

@@ -87,10 +87,10 @@ void Fiber::reset(void (*entry)())
     context_ = fctx::make_fcontext(usable_low_ + usable_bytes_, usable_bytes_, &fiber_trampoline);
 }
 
-bool Fiber::guard_page_contains(const void *address) const
+bool Fiber::overflowed(const void *address, const void *stack_pointer) const
 {
-    const char *a = static_cast<const char *>(address);
-    return mapping_ && a >= mapping_ && a < mapping_ + page_bytes();
+    const char *a = static_cast<const char *>(address), *sp = static_cast<const char *>(stack_pointer);
+    return mapping_ && ((a >= mapping_ && a < usable_low_) || (sp && sp < usable_low_ && sp > mapping_ - (64 << 20)));
 }
 
 }  // namespace cudaemu

@@ -3,6 +3,7 @@
 //   EMU_STACK_KB      stack size of each CUDA thread's fiber (default 256, 1024 under ASan)
 //   CUDA_EMU_DEVICES  how many devices to emulate (default 1)
 //   EMU_SCHEDULE      see schedule.h
+//   EMU_QUIET         1: no explanations of API errors on stderr (see diagnostics.h)
 #pragma once
 
 #include <cstddef>

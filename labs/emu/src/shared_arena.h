@@ -21,6 +21,11 @@ public:
     void *variable(int id, std::size_t size, std::size_t natural_align, std::size_t align);
     // Bytes of static __shared__ variables the current block has placed so far.
     std::size_t static_bytes() const { return static_bytes_; }
+    bool contains(const void *address) const
+    {
+        const char *a = static_cast<const char *>(address);
+        return a >= base_ && a < base_ + capacity_;
+    }
 
 private:
     struct Slot {
