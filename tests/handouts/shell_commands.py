@@ -1,8 +1,9 @@
 """The shell commands the handouts show, and how to check each one without a GPU.
 
-A command is a line of a code block (fenced or indented) that starts with `make`, `python3`,
-`./build/` or `bash` (a `$ ` prompt and `# comments` are dropped, `\\` continuations joined),
-or an inline code span that starts with `make ` or `python3 -m grader`. Placeholders: `<lab>` is
+A command is a simple command (`a; b && c` is two) in a line of a code block (fenced or
+indented) that starts with `make`, `python3`, `./build/` or `bash` (a `$ ` prompt and
+`# comments` are dropped, `\\` continuations joined), or in an inline code span that starts
+with `make ` or `python3 -m grader`. Placeholders: `<lab>` is
 a lab; a command with any other `<...>` is checked only where the placeholder is a variable's
 value (`SUB=<folder>`), and otherwise left out.
 
@@ -40,6 +41,7 @@ PREFIXES = ("make", "python3", "./build/", "bash ")
 INLINE_PREFIXES = ("make ", "python3 -m grader")
 ASSIGNMENT = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$", re.S)
 PLACEHOLDER = re.compile(r"<[^<>]+>")
+REDIRECTION = re.compile(r"(?<=\s)\d*(>>|>|<)(&\d+|\s*[^\s<>]+)(?=\s|$)")  # > out, 2>&1, < in
 PROGRAM_RUN_TIMEOUT_S = 4
 RUN_TIMEOUT_S = 240
 # Exit codes a program may give for a command a handout shows: 0 right, 1 wrong (the harness's
@@ -94,11 +96,25 @@ def _logical_lines(block: str) -> list[str]:
     return lines + ([pending] if pending else [])
 
 
-def _split(line: str) -> list[str] | None:
+def _split(line: str) -> list[list[str]]:
+    """The simple commands of a line: `a; b && c || d` is a, b, c and d; after a pipe, the
+    filter (`| head`) is not one of the kit's commands."""
+    line = REDIRECTION.sub(" ", line)
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split, lexer.commenters = True, "#"
     try:
-        return shlex.split(line, comments=True)
+        tokens = list(lexer)
     except ValueError:
-        return None
+        return []
+    commands, current, piped = [], [], False
+    for token in tokens + [";"]:
+        if token in (";", "&&", "||", "|", "&"):
+            if current and not piped:
+                commands.append(current)
+            current, piped = [], token == "|"
+        else:
+            current.append(token)
+    return commands
 
 
 def commands_in(handout: Path) -> list[ShellCommand]:
@@ -107,17 +123,16 @@ def commands_in(handout: Path) -> list[ShellCommand]:
     for block in code_blocks(ast):
         for line in _logical_lines(block):
             line = line.removeprefix("$ ")
-            if not line.startswith(PREFIXES):
-                continue
-            argv = _split(line)
-            shown = line.split(" #")[0].strip()
-            if argv and (filled := _fill(argv)):
-                found.append(ShellCommand(handout.name, shown, filled))
+            for argv in _split(line):
+                shown = shlex.join(argv)
+                if shown.startswith(PREFIXES) and (filled := _fill(argv)):
+                    found.append(ShellCommand(handout.name, shown, filled))
     for span in inline_code(ast):
         if span.startswith(INLINE_PREFIXES):
-            argv = _split(span)
-            if argv and (filled := _fill(argv)):
-                found.append(ShellCommand(handout.name, span, filled, inline=True))
+            for argv in _split(span):
+                shown = shlex.join(argv)
+                if shown.startswith(PREFIXES) and (filled := _fill(argv)):
+                    found.append(ShellCommand(handout.name, shown, filled, inline=True))
     return found
 
 
