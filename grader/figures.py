@@ -14,7 +14,10 @@ Kinds and their keys (besides name, kind, caption):
     blocked-phases  blocks = B (a B x B grid of blocks), pivot = k (the round's pivot block)
     plot            csv = "path.csv" (committed) or command = [argv...] with "{csv}" where the
                     command writes it; x = column; y = [columns] (one line each) or y = column
-                    with series = column (one line per value); xlabel, ylabel, title, logx, logy
+                    with series = column (one line per value); xlabel, ylabel, title, logx, logy.
+                    A committed CSV names the command that wrote it, made_by = [argv...]; with
+                    rerun_in_tests = true (data that do not depend on the machine, e.g. counts
+                    from an EMU run) tests/handouts remakes it and compares.
     dot             source = "path.dot": a hand-written Graphviz file
 """
 
@@ -107,7 +110,12 @@ def graph_dot(graph: DrawnGraph, *, directed: bool | None = None) -> str:
              'fontname="Helvetica", fontsize=12, width=0.35];',
              '  edge [color="#444444", fontname="Helvetica", fontsize=10];']
     lines += [f"  {i} [label={_quote(name)}];" for i, name in enumerate(graph.names)]
+    drawn = set()
     for u, v, weight in graph.edges:
+        if not directed:  # an undirected edge stored both ways is one line
+            if (min(u, v), max(u, v), weight) in drawn:
+                continue
+            drawn.add((min(u, v), max(u, v), weight))
         label = f" [label={_quote(str(weight))}]" if weight is not None else ""
         lines.append(f"  {u} {arrow} {v}{label};")
     lines.append("}")

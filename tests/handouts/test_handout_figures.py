@@ -127,3 +127,24 @@ def test_manifest_errors(tmp_path):
         figures.load_manifest(bad)
     with pytest.raises(figures.FigureError, match="unknown kind 'pie'"):
         figures.make_figure({"name": "x", "kind": "pie"}, tmp_path, tmp_path)
+
+
+RERUN = [f for f in MANIFEST if f.get("rerun_in_tests")]
+
+
+@pytest.mark.parametrize("spec", RERUN, ids=[f["name"] for f in RERUN])
+def test_committed_csv_is_what_its_script_makes_now(spec, tmp_path):
+    """A CSV of machine-independent figures (counts from an EMU run) must still be what the
+    command that made it makes: a changed lab shows up here, not as a stale figure."""
+    import subprocess
+    import sys
+    from grader.paths import KIT_ROOT
+    from grader.testing import EMU_READY
+    if not EMU_READY:
+        pytest.skip("the CPU emulator (labs/emu) is not in this tree")
+    fresh = tmp_path / "fresh.csv"
+    argv = [str(a).replace("{csv}", str(fresh)).replace("{python}", sys.executable) for a in spec["made_by"]]
+    proc = subprocess.run(argv, cwd=KIT_ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert fresh.read_text() == (KIT_ROOT / spec["csv"]).read_text(), \
+        f"{spec['csv']} is stale: remake it with {' '.join(map(str, spec['made_by']))}"
