@@ -123,8 +123,9 @@ TEST(Warp, SyncwarpWithExitedLanes)
     DeviceArray<int> out(64, 0xff);
     warp_exchange<<<1, 64>>>(out.get());
     std::vector<int> values = out.host();
-    for (int t = 0; t < 64; ++t)
+    for (int t = 0; t < 64; ++t) {
         if (t % 32 < 24) EXPECT_EQ(10 * ((t / 32) * 32 + (t % 32 + 1) % 24), values[t]) << t;
+    }
 }
 
 // Half the warp shuffles with a 16-lane mask while the other half does something else.

@@ -110,19 +110,22 @@ inline cudaError_t cudaGetSymbolSize(size_t *size, const T &)
 inline cudaError_t cudaEventCreate(cudaEvent_t *event, unsigned int flags) { return cudaEventCreateWithFlags(event, flags); }
 
 // Kernels by typed pointer: the emulator learns the parameter types from the pointer.
+// (The last two parameters take the caller's position, for the emulator's messages.)
 template <class... P>
 inline cudaError_t cudaLaunchKernel(void (*func)(P...), dim3 gridDim, dim3 blockDim, void **args,
-                                    size_t sharedMem = 0, cudaStream_t stream = 0)
+                                    size_t sharedMem = 0, cudaStream_t stream = 0,
+                                    const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    return cudaemu::launch_with_arg_array(func, nullptr, cudaemu::LaunchConfig(gridDim, blockDim, sharedMem, stream),
-                                          args, false);
+    return cudaemu::launch_with_arg_array(
+        func, nullptr, cudaemu::LaunchConfig(gridDim, blockDim, sharedMem, stream, file, line), args, false);
 }
 template <class... P>
 inline cudaError_t cudaLaunchCooperativeKernel(void (*func)(P...), dim3 gridDim, dim3 blockDim, void **args,
-                                               size_t sharedMem = 0, cudaStream_t stream = 0)
+                                               size_t sharedMem = 0, cudaStream_t stream = 0,
+                                               const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    return cudaemu::launch_with_arg_array(func, nullptr, cudaemu::LaunchConfig(gridDim, blockDim, sharedMem, stream),
-                                          args, true);
+    return cudaemu::launch_with_arg_array(
+        func, nullptr, cudaemu::LaunchConfig(gridDim, blockDim, sharedMem, stream, file, line), args, true);
 }
 template <class... P>
 inline cudaError_t cudaFuncSetAttribute(void (*func)(P...), cudaFuncAttribute attr, int value)

@@ -353,9 +353,9 @@ void BlockRunner::complete_grid_arrival()
 void BlockRunner::sync_grid()
 {
     if (!grid_->grid_barrier)
-        fatal("kernel %s (launched at %s:%d) calls this_grid().sync(), which needs every block resident: launch "
-              "it with cudaLaunchCooperativeKernel, not <<<...>>>",
-              grid_->kernel_name, grid_->file, grid_->line);
+        fatal("kernel %s%s calls this_grid().sync(), which needs every block resident: launch it with "
+              "cudaLaunchCooperativeKernel, not <<<...>>>",
+              grid_->kernel_name, grid_->launch_site().c_str());
     Thread &thread = *running_;
     thread.state = State::Waiting;
     thread.wait = Wait::Grid;
@@ -412,12 +412,12 @@ void BlockRunner::report_deadlock()
     if (!at_warp.empty())
         waits += "\n  in a warp function (__shfl*_sync, __ballot_sync, __syncwarp, ...): threads " + ranges(at_warp);
     if (!at_grid.empty()) waits += "\n  at this_grid().sync(): threads " + ranges(at_grid);
-    fatal("deadlock in kernel %s (launched at %s:%d), block (%u,%u,%u): every thread that has not returned waits, "
+    fatal("deadlock in kernel %s%s, block (%u,%u,%u): every thread that has not returned waits, "
           "and none of the barriers can complete:%s\n"
           "  (thread numbers are threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)). A warp "
           "function waits for every lane its mask names, so a lane of that mask is waiting somewhere else: "
           "make all named lanes call it, or narrow the mask. A GPU would hang here or give undefined results.",
-          grid_->kernel_name, grid_->file, grid_->line, blockIdx.x, blockIdx.y, blockIdx.z, waits.c_str());
+          grid_->kernel_name, grid_->launch_site().c_str(), blockIdx.x, blockIdx.y, blockIdx.z, waits.c_str());
 }
 
 // ---- The device functions' entry points: outside a kernel they act for a lone thread.

@@ -71,11 +71,14 @@ void on_crash(int signal_number, siginfo_t *info, void *context)
         const GridRun *grid = runner->grid();
         put("cuda-emu: kernel ");
         put(grid->kernel_name);
-        put(" (launched at ");
-        put(grid->file);
-        put(":");
-        put_number((unsigned long long)grid->line);
-        put(") crashed in thread ");
+        if (grid->line > 0) {
+            put(" (launched at ");
+            put(grid->file);
+            put(":");
+            put_number((unsigned long long)grid->line);
+            put(")");
+        }
+        put(" crashed in thread ");
         put_triple(thread_index);
         put(" of block ");
         put_triple(blockIdx);
@@ -111,9 +114,8 @@ void asan_death_note()
     const GridRun *grid = runner->grid();
     bool in_shared = runner->arena().contains(__asan_get_report_address());
     std::fprintf(stderr,
-                 "cuda-emu: the error above is in kernel %s (launched at %s:%d), thread (%u,%u,%u) of block "
-                 "(%u,%u,%u)%s\n",
-                 grid->kernel_name, grid->file, grid->line, thread_index.x, thread_index.y, thread_index.z,
+                 "cuda-emu: the error above is in kernel %s%s, thread (%u,%u,%u) of block (%u,%u,%u)%s\n",
+                 grid->kernel_name, grid->launch_site().c_str(), thread_index.x, thread_index.y, thread_index.z,
                  blockIdx.x, blockIdx.y, blockIdx.z,
                  in_shared ? ". The address is in the block's shared memory: past the end of a __shared__ array, "
                              "or of the dynamic shared memory the launch asked for"

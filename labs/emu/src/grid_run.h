@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 #include "cuda_runtime.h"
 #include "schedule.h"
@@ -62,6 +63,11 @@ struct GridRun {
     std::atomic<std::size_t> max_static_shared{0};  // the most any block placed
 
     std::uint64_t block_count() const { return (std::uint64_t)grid.x * grid.y * grid.z; }
+    // " (launched at file:line)" for messages; empty for launches through the C API.
+    std::string launch_site() const
+    {
+        return line > 0 ? " (launched at " + std::string(file) + ":" + std::to_string(line) + ")" : std::string();
+    }
     unsigned threads_per_block() const { return block.x * block.y * block.z; }
 };
 

@@ -28,40 +28,47 @@ int active_blocks_per_multiprocessor(int block_threads, std::size_t shared_bytes
     return blocks;
 }
 
+// " at file:line" for messages, or nothing when the launch came through the C API.
+std::string where(const LaunchConfig &config)
+{
+    return config.line > 0 ? std::string(" at ") + config.file + ":" + std::to_string(config.line) : std::string();
+}
+
 // The launch's configuration error, explained, or cudaSuccess.
 cudaError_t check_configuration(const LaunchConfig &config, const KernelInfo &info, const char *name, bool cooperative)
 {
+    const std::string at = where(config);
     const dim3 &b = config.block, &g = config.grid;
     unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
     if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > kMaxBlockDim[0] || b.y > kMaxBlockDim[1] || b.z > kMaxBlockDim[2] ||
         threads > (unsigned long long)kMaxThreadsPerBlock)
         return fail(cudaErrorInvalidConfiguration,
-                    "launch of %s at %s:%d failed: a block of %u x %u x %u threads; a block has 1 to 1024 threads "
+                    "launch of %s%s failed: a block of %u x %u x %u threads; a block has 1 to 1024 threads "
                     "(x and y at most 1024, z at most 64), so the kernel did not run",
-                    name, config.file, config.line, b.x, b.y, b.z);
+                    name, at.c_str(), b.x, b.y, b.z);
     if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > kMaxGridDim[0] || g.y > kMaxGridDim[1] || g.z > kMaxGridDim[2])
         return fail(cudaErrorInvalidConfiguration,
-                    "launch of %s at %s:%d failed: a grid of %u x %u x %u blocks; each dimension must be at least 1 "
+                    "launch of %s%s failed: a grid of %u x %u x %u blocks; each dimension must be at least 1 "
                     "(x at most 2^31-1, y and z at most 65535), so the kernel did not run. Is the block count "
                     "computed right (rounded up, not down to 0)?",
-                    name, config.file, config.line, g.x, g.y, g.z);
+                    name, at.c_str(), g.x, g.y, g.z);
     std::size_t limit = dynamic_shared_limit(info);
     if (config.dynamic_shared_bytes > limit)
         return fail(cudaErrorInvalidValue,
-                    "launch of %s at %s:%d failed: it asks for %zu bytes of dynamic shared memory; it may have %zu "
+                    "launch of %s%s failed: it asks for %zu bytes of dynamic shared memory; it may have %zu "
                     "(48 KiB less its static __shared__ unless raised with cudaFuncSetAttribute(kernel, "
                     "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to 227 KiB)",
-                    name, config.file, config.line, config.dynamic_shared_bytes, limit);
+                    name, at.c_str(), config.dynamic_shared_bytes, limit);
     if (cooperative) {
         int per_sm = active_blocks_per_multiprocessor((int)threads, info.static_shared + config.dynamic_shared_bytes);
         unsigned long long resident = (unsigned long long)per_sm * kMultiprocessorCount;
         unsigned long long blocks = (unsigned long long)g.x * g.y * g.z;
         if (blocks > resident)
             return fail(cudaErrorCooperativeLaunchTooLarge,
-                        "cooperative launch of %s at %s:%d failed: %llu blocks, but only %llu of %u threads fit on the "
+                        "cooperative launch of %s%s failed: %llu blocks, but only %llu of %u threads fit on the "
                         "device at once (%d per SM x %d SMs); size the grid with "
                         "cudaOccupancyMaxActiveBlocksPerMultiprocessor times multiProcessorCount",
-                        name, config.file, config.line, blocks, resident, (unsigned)threads, per_sm,
+                        name, at.c_str(), blocks, resident, (unsigned)threads, per_sm,
                         kMultiprocessorCount);
     }
     return cudaSuccess;
@@ -102,10 +109,10 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     std::size_t limit = dynamic_shared_limit(info);
     if (config.dynamic_shared_bytes > limit)
         return fail(cudaErrorInvalidValue,
-                    "launch of %s at %s:%d: %zu bytes of static __shared__ plus %zu of dynamic shared memory are "
+                    "launch of %s%s: %zu bytes of static __shared__ plus %zu of dynamic shared memory are "
                     "more than a block may have (%zu dynamic with this much static). A GPU refuses this launch "
                     "(the emulator learned the static size only by running it, so this first launch did run)",
-                    name.c_str(), config.file, config.line, static_shared, config.dynamic_shared_bytes, limit);
+                    name.c_str(), where(config).c_str(), static_shared, config.dynamic_shared_bytes, limit);
     return cudaSuccess;
 }
 
@@ -154,10 +161,7 @@ cudaError_t launch_by_address(const char *call, const void *func, dim3 grid, dim
                     "non-template __global__ function defined in a .cu file of the build, or from a typed "
                     "pointer: pass the kernel without casting it to void*",
                     call, func);
-    if (!args && info.launcher) {
-        // A kernel without parameters may be launched with args == NULL.
-    }
-    return info.launcher(func, nullptr, LaunchConfig(grid, block, shared, stream, "(unknown file)", 0), args,
+    return info.launcher(func, nullptr, LaunchConfig(grid, block, shared, stream, "", 0), args,
                          cooperative);
 }
 }  // namespace
