@@ -252,13 +252,16 @@ def cgroups_available() -> dict[str, bool]:
 # ---- counting processes without a cgroup -------------------------------------------------------
 
 def _stat_fields(pid: str) -> tuple[int, int, int] | None:
-    """(ppid, session id, thread count) of a process, from /proc/<pid>/stat."""
+    """(ppid, session id, thread count) of a live process, from /proc/<pid>/stat (None for a
+    zombie: it is dead already, only not yet reaped)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return None
     fields = data[data.rfind(b")") + 2:].split()
+    if fields[:1] == [b"Z"]:
+        return None
     try:
         return int(fields[1]), int(fields[3]), int(fields[17])
     except (IndexError, ValueError):
