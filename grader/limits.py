@@ -12,7 +12,7 @@ A lab may set its own in lab.toml (defaults in LabLimits):
 
     [limits]
     output_mb = 2048      # the biggest file a case may write (default: 2 x expected + 64 MB)
-    processes = 256       # processes and threads at once
+    processes = 256       # processes and threads at once (default: 256, or 2 per core + 64)
     memory_mb = 16384     # host memory, where a memory cgroup can be made
 """
 
@@ -35,7 +35,7 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 @dataclass(frozen=True)
 class LabLimits:
     output_mb: float | None = None  # None: from the expected output's size
-    processes: int = 256
+    processes: int | None = None  # None: 256, more on a machine whose cores the emulator fills with threads
     memory_mb: float | None = None  # None: half the machine's memory
 
 
@@ -80,7 +80,7 @@ class Limits:
             # a process that outlives the wall clock, not the limit a student meets first.
             cpu_s=int(time_limit_s * max(1, os.cpu_count() or 1)) + 10,
             file_bytes=file_bytes,
-            processes=lab_limits.processes,
+            processes=lab_limits.processes or max(256, 2 * (os.cpu_count() or 1) + 64),
             memory_bytes=int(memory),
             disk_bytes=4 * file_bytes,
             work_dir=work_dir,
