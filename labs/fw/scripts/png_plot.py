@@ -38,7 +38,7 @@ _GLYPHS = {
     "/": "00000 00001 00010 00100 01000 10000 00000", ":": "00000 01100 01100 00000 01100 01100 00000",
     "=": "00000 00000 11111 00000 11111 00000 00000", "%": "11000 11001 00010 00100 01000 10011 00011",
     "+": "00000 00100 00100 11111 00100 00100 00000", "_": "00000 00000 00000 00000 00000 00000 11111",
-    "x": "00000 00000 10001 01010 00100 01010 10001",
+    "x": "00000 00000 10001 01010 00100 01010 10001", "'": "00100 00100 01000 00000 00000 00000 00000",
 }
 COLORS = [(0, 114, 178), (213, 94, 0), (0, 158, 115), (204, 121, 167), (230, 159, 0), (86, 180, 233)]
 
@@ -144,8 +144,9 @@ def line_plot(path, x: list[float], series: dict[str, list[float]], title: str, 
     for s, (name, values) in enumerate(series.items()):
         color = COLORS[s % len(COLORS)]
         points = [(px(a), py(b)) for a, b in zip(x, values) if b is not None]
-        for (x0, y0), (x1, y1) in zip(points, points[1:]):
-            canvas.line(x0, y0, x1, y1, color, 2)
+        width = 2 + len(series) - 1 - s  # earlier series drawn wider, so one hidden under a
+        for (x0, y0), (x1, y1) in zip(points, points[1:]):  # later one still shows at its edges
+            canvas.line(x0, y0, x1, y1, color, width)
         for x0, y0 in points:
             canvas.dot(x0 - 1, y0 - 1, color, 3)
         legend_y = top + 10 + 22 * s
