@@ -28,6 +28,7 @@ static const char *kUsage =
 
 struct Run {
     double kernel_ms = 0;  // all repetitions' kernels together, GPU time
+    double kernel_host_ms = 0;  // the same calls on the host clock, until every stream is idle
     double h2d_ms = 0, d2h_ms = 0;
     double total_ms = 0;   // copy in, kernels, copy out: host clock
 };
@@ -45,9 +46,14 @@ static Run run_student_code(std::vector<float> &data, int block_size, int reps)
     timer.stop();
     run.h2d_ms = timer.ms();
     for (int rep = 0; rep < reps; ++rep) {
+        HostTimer host;
         timer.start();
         launch_increment(device_data, n, block_size);
         timer.stop();
+        // Work left running on another stream escapes the events but not this wait; the grader
+        // compares the two (grader/honest_timing.py).
+        CUDA_CHECK(cudaDeviceSynchronize());
+        run.kernel_host_ms += host.ms();
         run.kernel_ms += timer.ms();
     }
     timer.start();
@@ -92,6 +98,7 @@ static int checked_run(const Cli &cli, int n, int block_size, LabResult &result)
                 run.h2d_ms, run.d2h_ms, run.total_ms);
     result.set("kernel_ms", run.kernel_ms / reps);
     result.set("total_ms", run.total_ms);
+    result.set("kernel_host_ms", run.kernel_host_ms / reps);
     result.set("bandwidth_gbps", gbps(bytes, run.kernel_ms / reps));
     result.set("h2d_ms", run.h2d_ms);
     result.set("d2h_ms", run.d2h_ms);

@@ -44,6 +44,8 @@ class Expect:
     reason: str  # a part of the reason
     verdict_off: str | None = None  # with the sandbox off, when it differs (a known hole)
     reason_off: str | None = None
+    flagged: str = ""  # a part of the timing note when the timing must be flagged
+    gpu_only: bool = False  # meaningless under the emulator
 
 
 EXPECTED = {
@@ -60,7 +62,8 @@ EXPECTED = {
     "abort": Expect("RE", "SIGABRT"),
     "exit_silently": Expect("WA", "wrote no output file"),
     "forged_stdout": Expect("WA", "entry 0 "),
-    "forged_timing": Expect("AC", "correct"),
+    "forged_timing": Expect("AC", "correct", flagged="longer than the process lived"),
+    "other_stream": Expect("AC", "correct", flagged="work left running on another stream?", gpu_only=True),
     "daemon": Expect("AC", "correct"),
     "read_secret": Expect("RE", "secret: (none)"),
 }
@@ -138,7 +141,7 @@ def grade_one(name: str, source: Source, *, emu: bool, sandbox: str, case_name: 
 
 def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log=print) -> list[str]:
     """Grades the corpus in one batch; returns what went wrong (empty: all as expected)."""
-    names = names or list(EXPECTED)
+    names = names or [n for n, e in EXPECTED.items() if not (emu and e.gpu_only)]
     problems = []
     for path in ESCAPED:
         path.unlink(missing_ok=True)
@@ -165,9 +168,8 @@ def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log
                 problems.append(f"{name}: got {result.verdict} ({result.reason}), wanted {verdict} ({reason})")
             if SECRET in result.reason or any(SECRET in n for n in report.notes):
                 problems.append(f"{name}: the secret reached the report")
-            if name == "forged_timing" and not (result.timing_flagged and "longer than the process lived"
-                                                in result.timing_note):
-                problems.append(f"forged_timing: not flagged ({result.timing_note!r})")
+            if expect.flagged and not (result.timing_flagged and expect.flagged in result.timing_note):
+                problems.append(f"{name}: timing not flagged ({result.timing_note!r})")
             if not sandbox_active and not any(n.startswith("WARNING: SANDBOX OFF") for n in report.notes):
                 problems.append(f"{name}: the sandbox was off and the report does not say so loudly")
             if _daemons():
@@ -203,8 +205,9 @@ def main(argv: list[str]) -> int:
     problems = grade_corpus(emu=not args.gpu, sandbox=args.sandbox, names=args.names or None)
     for problem in problems:
         print("PROBLEM:", problem)
-    print(f"{len(args.names or EXPECTED) - len({p.split(':')[0] for p in problems})} passed, "
-          f"{len({p.split(':')[0] for p in problems})} failed")
+    failed = len({p.split(":")[0] for p in problems})
+    ran = len(args.names) if args.names else sum(not (e.gpu_only and not args.gpu) for e in EXPECTED.values())
+    print(f"{ran - failed} passed, {failed} failed")
     return 1 if problems else 0
 
 
