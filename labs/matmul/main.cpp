@@ -1,0 +1,399 @@
+// Lab 2 harness: makes A and B from a seed, runs one of the student's kernels (matmul.h), times
+// it, checks C against a float64 product and writes the result. The student never edits this.
+//
+//   matmul --n N [--kernel K] [--ntx X --nty Y] [--reps R] [--seed S] [--out FILE] [--no-check]
+//          [--baseline K2]
+//        one checked run: a warm-up launch, then R timed launches (the median is reported).
+//        K is naive (default), tiled, fast, naive_uncoalesced or tiled_uncoalesced; blocks are
+//        X × Y threads (default 16 × 16; tiled kernels need X = Y = 4, 8, 16 or 32).
+//        --baseline K2 also times kernel K2 on the same matrices and reports time_vs_baseline,
+//        K's time over K2's (the grader's "tiled must beat naive" case).
+//   matmul --bench [--n N] [--reps R]
+//        every kernel of the reference solution against cuBLAS SGEMM in FP32, n = 1024, 2048
+//        and 4096 (or N), in GFLOP/s and as a fraction of cuBLAS.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "binfile.h"
+#include "cli.h"
+#include "cublas_sgemm.h"
+#include "device.h"
+#include "gpu_timer.h"
+#include "host_timer.h"
+#include "lab_error.h"
+#include "matmul.h"
+#include "reference.h"
+#include "result.h"
+#include "seeded.h"
+
+static const char *kUsage =
+    "matmul --n N [--kernel naive|tiled|fast|naive_uncoalesced|tiled_uncoalesced] [--ntx X --nty Y] "
+    "[--reps R] [--seed S] [--out FILE] [--no-check] [--baseline KERNEL]\n"
+    "       matmul --bench [--n N] [--reps R]";
+
+static const int kMaxN = 32768;  // 4 GiB a matrix; row * n + col stays within an int
+
+// ---- the kernels and their launch geometry -------------------------------------------------
+
+enum class Shape { Block, SquareTile, Own };  // ntx × nty threads; a square tile; its own choice
+
+struct KernelInfo {
+    const char *name;
+    Shape shape;
+};
+
+static const KernelInfo kKernels[] = {
+    {"naive", Shape::Block},
+    {"tiled", Shape::SquareTile},
+    {"fast", Shape::Own},
+    {"naive_uncoalesced", Shape::Block},
+    {"tiled_uncoalesced", Shape::SquareTile},
+};
+
+struct Launch {
+    KernelInfo kernel;
+    int ntx, nty;
+
+    std::string geometry() const
+    {
+        if (kernel.shape == Shape::Own)
+            return "own";
+        return std::to_string(ntx) + "x" + std::to_string(nty);
+    }
+};
+
+static std::string kernel_names()
+{
+    std::string names;
+    for (const KernelInfo &k : kKernels)
+        names += (names.empty() ? "" : ", ") + std::string(k.name);
+    return names;
+}
+
+// Checks the kernel name and the block geometry before anything runs.
+static Launch make_launch(const std::string &name, int ntx, int nty, const char *option = "--kernel")
+{
+    const KernelInfo *found = nullptr;
+    for (const KernelInfo &k : kKernels)
+        if (name == k.name)
+            found = &k;
+    if (!found)
+        throw LabError(std::string(option) + " " + name + " names no kernel; the kernels are: " + kernel_names());
+    std::string block = std::to_string(ntx) + " x " + std::to_string(nty);
+    if (found->shape == Shape::Block && ntx * nty > 1024)
+        throw LabError("--ntx " + std::to_string(ntx) + " --nty " + std::to_string(nty) + " makes blocks of " +
+                       std::to_string(ntx * nty) + " threads; a block holds at most 1024");
+    if (found->shape == Shape::SquareTile) {
+        if (ntx != nty)
+            throw LabError("the " + name + " kernel needs square blocks (each thread loads one element of A "
+                           "and one of B per tile), got " + block + "; give --ntx T --nty T");
+        if (ntx != 4 && ntx != 8 && ntx != 16 && ntx != 32)
+            throw LabError("the " + name + " kernel's tile must be 4, 8, 16 or 32, got --ntx " + std::to_string(ntx));
+    }
+    return Launch{*found, ntx, nty};
+}
+
+static void launch(const Launch &l, const float *A, const float *B, float *C, int n)
+{
+    std::string name = l.kernel.name;
+    if (name == "naive")
+        matmul_naive(A, B, C, n, l.ntx, l.nty);
+    else if (name == "tiled")
+        matmul_tiled(A, B, C, n, l.ntx);
+    else if (name == "fast")
+        matmul_fast(A, B, C, n);
+    else if (name == "naive_uncoalesced")
+        matmul_naive_uncoalesced(A, B, C, n, l.ntx, l.nty);
+    else
+        matmul_tiled_uncoalesced(A, B, C, n, l.ntx);
+}
+
+// ---- matrices ------------------------------------------------------------------------------
+
+// A and B from one seeded stream: A is its first n*n values, B the next n*n (so the two
+// differ), all in [0, 1). testcases/matmul/gen.py makes the same ones.
+static std::vector<float> make_inputs(int n, uint64_t seed)
+{
+    std::vector<float> inputs(2 * static_cast<size_t>(n) * n);
+    seeded_uniform_floats(inputs.data(), inputs.size(), seed);
+    return inputs;
+}
+
+struct DeviceMatrices {
+    float *A = nullptr, *B = nullptr, *C = nullptr;
+    size_t bytes;
+
+    DeviceMatrices(const float *host_A, const float *host_B, int n) : bytes(sizeof(float) * n * static_cast<size_t>(n))
+    {
+        CUDA_CHECK(cudaMalloc((void **)&A, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&B, bytes));
+        CUDA_CHECK(cudaMalloc((void **)&C, bytes));
+        CUDA_CHECK(cudaMemcpy(A, host_A, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(B, host_B, bytes, cudaMemcpyHostToDevice));
+    }
+    ~DeviceMatrices()
+    {
+        cudaFree(A);
+        cudaFree(B);
+        cudaFree(C);
+    }
+    DeviceMatrices(const DeviceMatrices &) = delete;
+    DeviceMatrices &operator=(const DeviceMatrices &) = delete;
+
+    // All bits set is a NaN: an entry no kernel writes stays NaN and fails the check.
+    void poison_C() { CUDA_CHECK(cudaMemset(C, 0xFF, bytes)); }
+    void copy_C(std::vector<float> &host) const
+    {
+        host.resize(bytes / sizeof(float));
+        CUDA_CHECK(cudaMemcpy(host.data(), C, bytes, cudaMemcpyDeviceToHost));
+    }
+};
+
+// ---- timing --------------------------------------------------------------------------------
+
+static double gflops(int n, double ms) { return 2.0 * n * static_cast<double>(n) * n / (ms * 1e6); }
+
+struct Timing {
+    double ms;       // median GPU time of one run, from CUDA events
+    double host_ms;  // median host time of the same span, waiting included
+    int reps;
+};
+
+// One warm-up run (module loading, caches), then `reps` timed runs; medians in ms.
+// reps <= 0: as many as fit in about 0.2 s of GPU time, between 3 and 50.
+template <class Run>
+static Timing time_runs(Run run, int reps)
+{
+    GpuTimer timer;
+    timer.start();
+    run();
+    timer.stop();
+    double first = timer.ms();
+    if (reps <= 0)
+        reps = static_cast<int>(std::min(50.0, std::max(3.0, std::ceil(200.0 / std::max(first, 1e-3)))));
+    std::vector<double> times, host_times;
+    for (int rep = 0; rep < reps; ++rep) {
+        HostTimer host;
+        timer.start();
+        run();
+        timer.stop();
+        times.push_back(timer.ms());  // waits for the stop event
+        CUDA_CHECK(cudaDeviceSynchronize());
+        host_times.push_back(host.ms());
+    }
+    std::sort(times.begin(), times.end());
+    std::sort(host_times.begin(), host_times.end());
+    return Timing{times[times.size() / 2], host_times[host_times.size() / 2], reps};
+}
+
+// ---- one checked run -----------------------------------------------------------------------
+
+// Prints the check's verdict; returns true when C is right.
+static bool report_check(const CheckResult &check, const Reference &ref, const Launch &l, int n, const char *what)
+{
+    if (check.wrong == 0) {
+        std::printf("CORRECT (%s): %s within (n + 2) u = %.3g of the float64 product (relative); "
+                    "worst error %.0f%% of that bound\n",
+                    what, ref.describe().c_str(), matmul_rtol(n), 100 * check.worst);
+        return true;
+    }
+    char got[32];
+    std::snprintf(got, sizeof got, std::isnan(check.first_got) ? "NaN" : "%.9g", check.first_got);
+    std::printf("WRONG (%s): %zu of %zu checked entries are off by more than (n + 2) u * sum_k |a_ik b_kj|; "
+                "the first, C[%d][%d], is %s, expected %.9g (allowed error %.3g)\n",
+                what, check.wrong, check.checked, check.first_row, check.first_col, got, check.first_want,
+                check.first_allowed);
+    if (check.wrong_nan == check.wrong)
+        std::printf("  every wrong entry is NaN: never written (the harness fills C with NaN before the kernel runs)\n");
+    if (check.wrong_interior == 0 && l.kernel.shape != Shape::Own)
+        std::printf("  every wrong entry lies in the last n %% nty = %d rows or the last n %% ntx = %d columns: "
+                    "does the grid round n / block size up?\n", n % l.nty, n % l.ntx);
+    return false;
+}
+
+// A checked run's options, all validated before anything runs.
+struct RunOptions {
+    int n;
+    Launch main_launch, baseline;
+    bool has_baseline, check;
+    int reps;  // 0: the default (5 on a GPU, 1 under emulation)
+    uint64_t seed;
+    std::string out;
+};
+
+static RunOptions parse_run_options(const Cli &cli)
+{
+    int ntx = static_cast<int>(cli.integer("ntx", 16, 1, 1024));
+    int nty = static_cast<int>(cli.integer("nty", 16, 1, 1024));
+    RunOptions o{static_cast<int>(cli.integer("n", 0, 1, kMaxN)),
+                 make_launch(cli.str("kernel", "naive"), ntx, nty),
+                 make_launch(cli.str("baseline", "naive"), ntx, nty, "--baseline"),
+                 cli.has("baseline"),
+                 !cli.has("no-check"),
+                 static_cast<int>(cli.integer("reps", 0, 1, 100000)),
+                 static_cast<uint64_t>(cli.integer("seed", 1, 0, LLONG_MAX)),
+                 cli.str("out", "")};
+    return o;
+}
+
+static int checked_run(const Cli &cli, const RunOptions &o, LabResult &result, bool emulated)
+{
+    int n = o.n, reps = o.reps ? o.reps : (emulated ? 1 : 5);
+    uint64_t seed = o.seed;
+    bool check = o.check, has_baseline = o.has_baseline;
+    const Launch &main_launch = o.main_launch, &baseline = o.baseline;
+    if (main_launch.kernel.shape == Shape::Own && (cli.has("ntx") || cli.has("nty")))
+        std::printf("note: the %s kernel chooses its own blocks; --ntx and --nty are ignored\n", main_launch.kernel.name);
+
+    std::vector<float> inputs = make_inputs(n, seed);
+    const float *A = inputs.data(), *B = inputs.data() + static_cast<size_t>(n) * n;
+    std::vector<float> C;
+    HostTimer total;
+    DeviceMatrices d(A, B, n);
+    d.poison_C();
+    Timing timing = time_runs([&] { launch(main_launch, d.A, d.B, d.C, n); }, reps);
+    double kernel_ms = timing.ms;
+    d.copy_C(C);
+    double total_ms = total.ms();
+
+    std::printf("kernel %s, n = %d, block %s, median of %d launches after a warm-up\n", main_launch.kernel.name, n,
+                main_launch.geometry().c_str(), reps);
+    std::printf("kernel: %.4f ms, %.1f GFLOP/s; whole run %.3f ms (allocation and copies included)\n", kernel_ms,
+                gflops(n, kernel_ms), total_ms);
+    result.set("kernel_ms", kernel_ms);
+    result.set("kernel_host_ms", timing.host_ms);
+    result.set("total_ms", total_ms);
+    result.set("gflops", gflops(n, kernel_ms));
+    result.note("kernel", main_launch.kernel.name);
+    result.note("block", main_launch.geometry());
+
+    if (!o.out.empty())
+        write_binary_file(o.out, C.data(), C.size() * sizeof(float));
+
+    bool right = true;
+    Reference ref;
+    if (check) {
+        ref = make_reference(A, B, n, seed);
+        CheckResult c = check_product(ref, C.data(), main_launch.ntx, main_launch.nty);
+        right = report_check(c, ref, main_launch, n, main_launch.kernel.name);
+        result.set("checked_entries", static_cast<double>(c.checked));
+        result.set("wrong_entries", static_cast<double>(c.wrong));
+    }
+
+    if (has_baseline) {
+        d.poison_C();
+        double baseline_ms = time_runs([&] { launch(baseline, d.A, d.B, d.C, n); }, reps).ms;
+        std::printf("baseline %s: %.4f ms, %.1f GFLOP/s; %s takes %.3f of its time (%.2fx as fast)\n",
+                    baseline.kernel.name, baseline_ms, gflops(n, baseline_ms), main_launch.kernel.name,
+                    kernel_ms / baseline_ms, baseline_ms / kernel_ms);
+        result.set("baseline_ms", baseline_ms);
+        result.set("time_vs_baseline", kernel_ms / baseline_ms);
+        if (check) {
+            d.copy_C(C);
+            CheckResult c = check_product(ref, C.data(), baseline.ntx, baseline.nty);
+            right = report_check(c, ref, baseline, n, baseline.kernel.name) && right;
+        }
+    }
+    return right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+}
+
+// ---- the bench: each kernel against cuBLAS -------------------------------------------------
+
+struct BenchRow {
+    std::string name, block;
+    double ms, gflops, worst;
+    size_t wrong;
+};
+
+static int bench(const Cli &cli, LabResult &result)
+{
+    CublasSgemm cublas(false), cublas_pedantic(true);  // throws under emulation: no cuBLAS there
+    std::vector<int> sizes = {1024, 2048, 4096};
+    if (cli.has("n"))
+        sizes = {static_cast<int>(cli.integer("n", 0, 1, kMaxN))};
+    int reps = static_cast<int>(cli.integer("reps", 0, 1, 100000));
+    std::printf("ceiling: cuBLAS SGEMM, %s (FP32 multiply-adds, no TF32)\n", cublas.describe().c_str());
+    std::printf("GFLOP/s = 2 n^3 / median kernel time; err/bound: the largest error seen over the allowed "
+                "(n + 2) u sum_k |a_ik b_kj|\n");
+    std::printf("%6s  %-18s %6s %10s %10s %10s %10s\n", "n", "kernel", "block", "ms", "GFLOP/s", "vs cuBLAS",
+                "err/bound");
+
+    const std::vector<Launch> launches = {make_launch("naive", 16, 16), make_launch("tiled", 16, 16),
+                                          make_launch("tiled", 32, 32), make_launch("fast", 0, 0)};
+    HostTimer total;
+    bool all_right = true;
+    double last_fast_ms = 0;
+    for (int n : sizes) {
+        std::vector<float> inputs = make_inputs(n, 1);
+        const float *A = inputs.data(), *B = inputs.data() + static_cast<size_t>(n) * n;
+        Reference ref = make_reference(A, B, n, 1);
+        DeviceMatrices d(A, B, n);
+        std::vector<float> C;
+        std::vector<BenchRow> rows;
+        auto measure = [&](const std::string &name, const std::string &block, auto run) {
+            d.poison_C();
+            double ms = time_runs(run, reps).ms;
+            d.copy_C(C);
+            CheckResult check = check_product(ref, C.data(), 0, 0);
+            rows.push_back({name, block, ms, gflops(n, ms), check.worst, check.wrong});
+        };
+        for (const Launch &l : launches)
+            measure(l.kernel.name, l.geometry(), [&] { launch(l, d.A, d.B, d.C, n); });
+        measure("cuBLAS", "", [&] { cublas.run(d.A, d.B, d.C, n); });
+        measure("cuBLAS pedantic", "", [&] { cublas_pedantic.run(d.A, d.B, d.C, n); });
+
+        double ceiling = rows[rows.size() - 2].gflops;
+        for (const BenchRow &row : rows) {
+            std::printf("%6d  %-18s %6s %10.3f %10.1f %10.3f %10.2f%s\n", n, row.name.c_str(), row.block.c_str(),
+                        row.ms, row.gflops, row.gflops / ceiling, row.worst,
+                        row.wrong ? "  WRONG" : "");
+            all_right = all_right && row.wrong == 0;
+            std::string key = row.name + (row.block.empty() || row.block == "own" ? "" : "_" + row.block) + "_" +
+                              std::to_string(n);
+            for (char &c : key)
+                if (c == ' ')
+                    c = '_';
+            result.set(key + "_gflops", row.gflops);
+            result.set(key + "_vs_cublas", row.gflops / ceiling);
+            if (row.name == "fast")
+                last_fast_ms = row.ms;
+        }
+        std::fflush(stdout);
+    }
+    result.set("kernel_ms", last_fast_ms);
+    result.set("total_ms", total.ms());
+    if (!all_right)
+        std::printf("WRONG: a kernel's result failed the check (see the rows marked WRONG)\n");
+    return all_right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+}
+
+static int matmul_main(int argc, char **argv)
+{
+    Cli cli(argc, argv, {"bench", "no-check"}, kUsage);
+    cli.allow_only({"n", "kernel", "ntx", "nty", "reps", "seed", "out", "no-check", "baseline", "bench"});
+    if (!cli.positional().empty())
+        throw LabError("unexpected argument '" + cli.positional()[0] + "'\nusage: " + kUsage);
+    if (!cli.has("bench") && !cli.has("n"))
+        throw LabError(std::string("say how large the matrices are with --n N\nusage: ") + kUsage);
+    bool bench_mode = cli.has("bench");
+    RunOptions options;
+    if (bench_mode)
+        cli.integer("n", 0, 1, kMaxN);  // checked here, used by bench()
+    else
+        options = parse_run_options(cli);
+    cudaDeviceProp prop = require_gpu("matmul");
+    bool emulated = is_emulated(prop);
+    std::printf("device: %s\n", prop.name);
+
+    LabResult result("matmul");
+    result.note("device", prop.name);
+    int status = bench_mode ? bench(cli, result) : checked_run(cli, options, result, emulated);
+    result.write();
+    return status;
+}
+
+int main(int argc, char **argv) { return run_lab_main("matmul", matmul_main, argc, argv); }
