@@ -1,0 +1,49 @@
+"""Coalescing: the slides' "Coalesced 128 vs Naively blocked 9.20 GFLOP/s" (Tesla C1060,
+004_0fb64ef3cff2fc39.txt, Lab #2), measured on this machine's GPU at several n.
+
+    python3 labs/matmul/scripts/coalescing.py [--sizes 512 1024 2048] [--block 16] [--reps 5]
+                                              [--program PATH]
+
+Each kernel runs in two versions that differ only in which thread index walks along a row of
+C: threadIdx.x (a warp reads 32 neighbouring floats: one transaction) or threadIdx.y (a warp
+reads 32 floats n apart: up to 32 transactions). Prints GFLOP/s and the ratio of the two.
+"""
+
+import argparse
+
+from runner import add_program_options, device_name, print_table, program_from, run, RunFailed
+
+
+def gflops(program, n, kernel, block, reps):
+    try:
+        return run(program, "--n", n, "--kernel", kernel, "--ntx", block, "--nty", block, "--reps", reps)["gflops"]
+    except RunFailed as e:
+        print(f"  ({kernel} at n = {n}: {e})")
+        return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[512, 1024, 2048])
+    parser.add_argument("--block", type=int, default=16)
+    parser.add_argument("--reps", type=int, default=5)
+    add_program_options(parser)
+    args = parser.parse_args()
+    program = program_from(args)
+    print(f"Coalescing on {device_name(program)}, blocks of {args.block}x{args.block}: GFLOP/s, "
+          f"median of {args.reps} launches (slides, C1060, n = 512: tiled 128 vs 9.20)")
+    rows = []
+    for kind in ("tiled", "naive"):
+        results = {label: [gflops(program, n, kernel, args.block, args.reps) for n in args.sizes]
+                   for label, kernel in (("coalesced", kind), ("uncoalesced", f"{kind}_uncoalesced"))}
+        for label, values in results.items():
+            name = f"{kind}, {label}" + (" (naively blocked)" if kind == "tiled" and label == "uncoalesced" else "")
+            rows.append([name] + ["-" if v is None else f"{v:.1f}" for v in values])
+        rows.append([f"{kind}: coalesced / uncoalesced"] +
+                     ["-" if a is None or b is None else f"{a / b:.1f}x"
+                      for a, b in zip(results["coalesced"], results["uncoalesced"])])
+    print_table("", ["kernel"] + [f"n = {n}" for n in args.sizes], rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The matmul lab's whole GPU verification in one go, on a machine with an NVIDIA GPU:
+# builds, the fast kernel's shape table against cuBLAS, `make bench`, the exploration tables,
+# tiled against naive, compute-sanitizer on odd sizes, and the grader on every case.
+#
+#   labs/matmul/scripts/gpu_verify.sh [LOG_DIR]        (default build/matmul-verify)
+#
+# Each step's output goes to LOG_DIR/<step>.txt and to the terminal; a failed step is reported
+# at the end and does not stop the others.
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+log=${1:-build/matmul-verify}
+mkdir -p "$log"
+failed=()
+
+step() {  # step NAME SECONDS COMMAND...
+    local name=$1 seconds=$2
+    shift 2
+    echo "=== $name: $*"
+    local start=$SECONDS
+    timeout "$seconds" "$@" 2>&1 | tee "$log/$name.txt"
+    local status=${PIPESTATUS[0]}
+    echo "=== $name: exit $status, $((SECONDS - start)) s"
+    [ "$status" -eq 0 ] || failed+=("$name (exit $status)")
+}
+
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,compute_cap,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
+    --format=csv | tee "$log/gpu.txt"
+
+step build 240 bash -c 'make -j8 matmul SOL=1 >/dev/null && make -j8 matmul >/dev/null &&
+    { [ build/tune_fast -nt labs/matmul/scripts/tune_fast.cu ] && [ build/tune_fast -nt solutions/matmul/matmul.c ] ||
+      nvcc -std=c++17 -O3 -arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d .) \
+        -Ilabs/common -Ilabs/matmul -Isolutions/matmul labs/matmul/scripts/tune_fast.cu -o build/tune_fast -lcublas; } &&
+    echo built'
+program=build/solution/matmul/matmul
+
+step tune 120 build/tune_fast 4096
+step bench 180 make --no-print-directory bench LAB=matmul
+step geometry 180 python3 labs/matmul/scripts/geometry.py --n 2048 --program $program
+step coalescing 120 python3 labs/matmul/scripts/coalescing.py --program $program
+step occupancy 60 python3 labs/matmul/scripts/occupancy.py --file solutions/matmul/matmul.c
+step tiled-vs-naive 120 bash -c "for n in 1024 2048 4096; do for t in 16 32; do
+    $program --n \$n --kernel tiled --ntx \$t --nty \$t --baseline naive --reps 10 --no-check | grep baseline; done; done"
+if command -v compute-sanitizer >/dev/null; then
+    step sanitizer 180 bash -c "for k in naive tiled fast tiled_uncoalesced; do for n in 129 132; do
+        compute-sanitizer --tool memcheck --error-exitcode 9 $program --n \$n --kernel \$k --reps 1 | grep -E 'CORRECT|WRONG|ERROR SUMMARY' || exit 1
+        done; compute-sanitizer --tool racecheck --error-exitcode 9 $program --n 129 --kernel \$k --reps 1 | grep -E 'CORRECT|WRONG|RACECHECK SUMMARY' || exit 1
+    done"
+fi
+step check-solution 300 python3 -m grader check matmul --solution --cases all --quiet
+# The solution graded as a submission: timed against itself in the same run, and the figure
+# time_vs_baseline of the case tiled-beats-naive.
+step check-as-submission 300 python3 -m grader check matmul --submission solutions/matmul --cases all --quiet \
+    --json "$log/as-submission.json"
+step margin 30 python3 -c "
+import json
+for case in json.load(open('$log/as-submission.json'))['cases']:
+    f = case['figures']
+    if 'time_vs_baseline' in f:
+        print(case['case'], 'kernel_ms', f['kernel_ms'], 'baseline_ms', f['baseline_ms'], 'time_vs_baseline', f['time_vs_baseline'])"
+
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+    echo "matmul GPU verification: every step passed; logs in $log"
+else
+    echo "matmul GPU verification: FAILED: ${failed[*]}; logs in $log"
+    exit 1
+fi

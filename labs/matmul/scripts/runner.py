@@ -1,0 +1,75 @@
+"""What the exploration scripts share: build the lab's program, run it, read its figures.
+
+The program is your own, starter/matmul/matmul.c built by `make matmul`, unless a script is
+given --program PATH (any build of the lab, e.g. a TA's build of the reference)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+KIT_ROOT = Path(__file__).resolve().parents[3]
+
+
+def add_program_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--program", type=Path, help="an already built matmul program (default: build yours)")
+
+
+def program_from(args) -> Path:
+    """Builds your starter/matmul/matmul.c with the kit's Makefile, unless --program names one."""
+    if args.program:
+        return args.program
+    command = ["make", "--no-print-directory", "-C", str(KIT_ROOT), "matmul"]
+    build = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if build.returncode != 0:
+        sys.exit(f"the build failed:\n{build.stdout}")
+    return KIT_ROOT / "build" / "starter" / "matmul" / "matmul"
+
+
+class RunFailed(Exception):
+    pass
+
+
+def run(program: Path, *args) -> dict:
+    """Runs the program once; returns the figures of its result file (kernel_ms, gflops, ...)."""
+    with tempfile.TemporaryDirectory() as folder:
+        result_file = Path(folder) / "result.json"
+        env = {**os.environ, "LABKIT_RESULT": str(result_file)}
+        proc = subprocess.run([str(program), *map(str, args)], env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            last = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+            raise RunFailed(last[-1] if last else f"exit status {proc.returncode}")
+        return json.loads(result_file.read_text())
+
+
+def gflops_cell(program: Path, n: int, kernel: str, ntx: int, nty: int, reps: int) -> str:
+    """One table cell: the kernel's GFLOP/s, or why there is none."""
+    try:
+        figures = run(program, "--n", n, "--kernel", kernel, "--ntx", ntx, "--nty", nty, "--reps", reps)
+    except RunFailed as e:
+        print(f"  ({kernel} {ntx}x{nty}: {e})", file=sys.stderr)
+        return "-"
+    return f"{figures['gflops']:.1f}"
+
+
+def device_name(program: Path) -> str:
+    try:
+        name = str(run(program, "--n", 1).get("device", "?"))
+    except RunFailed as e:
+        sys.exit(f"cannot run {program}: {e}")
+    if "emulation" in name:
+        print("note: CPU emulation: these figures say nothing about a GPU")
+    return name
+
+
+def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(row[i])) for row in [header] + rows) for i in range(len(header))]
+    print(title)
+    for row in [header] + rows:
+        print("  " + "  ".join(str(cell).ljust(widths[0]) if i == 0 else str(cell).rjust(widths[i])
+                               for i, cell in enumerate(row)))
