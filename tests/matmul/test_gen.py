@@ -56,3 +56,10 @@ def test_the_margin_case_runs_tiled_against_naive():
     assert case.timed and "--baseline" in case.args and case.params["baseline"] == "naive"
     text = (LAB.testcases_dir.parent.parent / "labs/matmul/lab.toml").read_text()
     assert re.search(r"^\[margins\]\ntime_vs_baseline = 0\.\d+$", text, re.M)
+
+
+def test_hidden_recipes_use_the_bound_at_their_largest_n():
+    from grader.hidden import recipes
+    for recipe in recipes(LAB):
+        largest = recipe["params"]["n"]["range"][1]
+        assert recipe["compare"]["rtol"] == pytest.approx((largest + 2) * 2.0 ** -24, rel=1e-12), recipe["name"]

@@ -153,3 +153,17 @@ def test_check_catches_a_missing_partial_tile(broken):
 def test_a_right_kernel_in_the_broken_file_still_passes(broken):
     done = run([broken, "--n", 96, "--kernel", "naive", "--ntx", 16, "--nty", 8])  # 96: no edge to drop
     assert done.returncode == 0 and "CORRECT" in done.stdout
+
+
+def test_hidden_cases_pass_with_the_reference(matmul, tmp_path):
+    from grader.cases import argv_for
+    from grader.hidden import Secret, hidden_cases, prepare_hidden
+    secret = Secret(b"a test secret, not a real one", "test")
+    cases = hidden_cases(LAB, secret)
+    assert len(cases) == 6
+    for case in cases:
+        ready = prepare_hidden(LAB, case, secret)
+        out = tmp_path / f"{case.name}.out"
+        done = run(argv_for(matmul, ready, out))
+        assert done.returncode == 0, (case.name, case.params, done.stdout + done.stderr)
+        assert compare_binary(ready.expected_path, out, case.compare) is None, case.name
