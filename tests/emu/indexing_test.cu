@@ -177,3 +177,17 @@ TEST(Launch, DeviceFunctionsAndHostDeviceFunctions)
     EXPECT_EQ(0x80000000u, __brev(1u));
     EXPECT_EQ(1, __ffs(1));
 }
+
+// Overloaded kernels: nvcc picks the overload from the arguments, and so does the emulator.
+__global__ void store(int *out, int value) { out[threadIdx.x] = value; }
+__global__ void store(float *out, float value) { out[threadIdx.x] = 2 * value; }
+
+TEST(Launch, OverloadedKernelsResolveByArguments)
+{
+    DeviceArray<int> ints(4);
+    DeviceArray<float> floats(4);
+    store<<<1, 4>>>(ints.get(), 3);
+    store<<<1, 4>>>(floats.get(), 1.5f);
+    EXPECT_EQ(3, ints.host()[3]);
+    EXPECT_EQ(3.0f, floats.host()[3]);
+}

@@ -124,7 +124,9 @@ TEST(Warp, SyncwarpWithExitedLanes)
     warp_exchange<<<1, 64>>>(out.get());
     std::vector<int> values = out.host();
     for (int t = 0; t < 64; ++t) {
-        if (t % 32 < 24) EXPECT_EQ(10 * ((t / 32) * 32 + (t % 32 + 1) % 24), values[t]) << t;
+        if (t % 32 < 24) {
+            EXPECT_EQ(10 * ((t / 32) * 32 + (t % 32 + 1) % 24), values[t]) << t;
+        }
     }
 }
 

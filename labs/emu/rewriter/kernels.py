@@ -5,7 +5,7 @@ kernel definition, a registration that tells the runtime the kernel's name and p
 types, so that cudaLaunchKernel((void *)k, ...) and cudaLaunchCooperativeKernel can call it:
 
     __global__ void k(float *a, int n = 0) { ... }
- -> __global__ void k(float *a, int n = 0) { ... } static const bool cudaemu_kernel_k_12 = ::cudaemu::register_kernel(static_cast<void (*)(float *a, int n)>(k), "k");
+ -> __global__ void k(float *a, int n = 0) { ... } [[maybe_unused]] static const bool cudaemu_kernel_k_12 = ::cudaemu::register_kernel(static_cast<void (*)(float *a, int n)>(k), "k");
 """
 
 from scopes import matching
@@ -96,14 +96,20 @@ def _has_default_arguments(tokens, open_index, close_index):
 
 
 def called_kernel_names(tokens):
-    """Names of kernels to launch as a call: templates and kernels with default arguments."""
-    names = set()
+    """Names of kernels to launch as a call: templates, kernels with default arguments, and
+    overloaded kernels (a pointer to them would not name one)."""
+    names, seen = set(), {}
     for index, token in enumerate(tokens):
         if token.text != "__global__" or token.in_directive:
             continue
         signature = _signature(tokens, index)
-        if signature and (_is_template(tokens, index) or _has_default_arguments(tokens, *signature[1:])):
-            names.add(tokens[signature[0]].text)
+        if not signature:
+            continue
+        name = tokens[signature[0]].text
+        parameters = " ".join(t.text for t in tokens[signature[1]:signature[2] + 1])
+        seen.setdefault(name, set()).add(parameters)
+        if _is_template(tokens, index) or _has_default_arguments(tokens, *signature[1:]) or len(seen[name]) > 1:
+            names.add(name)
     return names
 
 
@@ -126,7 +132,7 @@ def registration_edits(text, tokens, in_code):
             continue
         name = tokens[name_index].text
         parameters = _parameters_without_defaults(tokens, open_index, close_index, text)
-        registration = (f" static const bool cudaemu_kernel_{name}_{token.line} = ::cudaemu::register_kernel("
+        registration = (f" [[maybe_unused]] static const bool cudaemu_kernel_{name}_{token.line} = ::cudaemu::register_kernel("
                         f"static_cast<void (*)({parameters})>({name}), \"{name}\");")
         edits.append((tokens[end].end, tokens[end].end, registration))
     return edits

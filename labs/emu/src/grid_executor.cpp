@@ -1,6 +1,7 @@
 #include "grid_executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -39,20 +40,27 @@ struct Job {
     int workers_inside = 0;  // pool threads running this job's blocks (guarded by the pool's mutex)
 };
 
-void run_blocks(Job &job)
+// Runs blocks of the job until none is left to claim, or (with a `deadline`) until that time
+// has passed; returns true when none is left.
+bool run_blocks(Job &job, const std::chrono::steady_clock::time_point *deadline = nullptr)
 {
     BlockRunner &runner = BlockRunner::for_this_thread();
     const dim3 grid = job.grid->grid;
     const std::uint64_t total = job.order.count;
     for (;;) {
+        if (deadline && std::chrono::steady_clock::now() >= *deadline) return job.next.load() >= total;
         std::uint64_t claim = job.next.fetch_add(1, std::memory_order_relaxed);
-        if (claim >= total) return;
+        if (claim >= total) return true;
         std::uint64_t linear = job.order(claim);
         uint3 index{(unsigned int)(linear % grid.x), (unsigned int)((linear / grid.x) % grid.y),
                     (unsigned int)(linear / ((std::uint64_t)grid.x * grid.y))};
         runner.run_block(*job.grid, index, linear);
     }
 }
+
+// Waking the pool costs tens of microseconds, more than a small grid takes: the launching
+// thread first runs blocks alone for this long, and calls for help only if blocks remain.
+constexpr std::chrono::microseconds kAloneBeforeHelp{50};
 
 // The pool: threads that sleep until a launch has blocks left to claim.
 class Pool {
@@ -63,6 +71,8 @@ public:
     }
     void run(Job &job)
     {
+        const auto deadline = std::chrono::steady_clock::now() + kAloneBeforeHelp;
+        if (run_blocks(job, &deadline)) return;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             jobs_.push_back(&job);
