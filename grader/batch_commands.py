@@ -38,16 +38,18 @@ def only_batch_in(out: Path):
         yield
 
 
-def _wait_for_previous_job(out: Path, progress: Progress, max_poll_s: float) -> None:
+def _wait_for_previous_job(out: Path, progress: Progress, max_poll_s: float) -> bool:
+    """Waits for and collects the job an earlier batch into `out` left in the queue, if any."""
     previous = previous_job(out)
     if previous is None:
-        return
+        return False
     job_id, plan_path = previous
     print(f"Slurm job {job_id}, from an earlier batch into {out}, is still in the queue: waiting "
           f"for it rather than submitting its work again", flush=True)
     runner = SlurmRunner(Plan.load(plan_path), progress=progress, max_poll_s=max_poll_s)
     runner.wait(job_id)
     runner.collect(job_id)
+    return True
 
 
 def cmd_batch(args, groups: tuple[str, ...]) -> int:
@@ -61,8 +63,9 @@ def cmd_batch(args, groups: tuple[str, ...]) -> int:
             if not gpus:
                 raise BatchError("no CUDA GPU on this machine: grade on a GPU node (--scheduler slurm "
                                  "from the login node), or under the CPU emulator with --emu")
+        attached = False
         if args.scheduler == "slurm":
-            _wait_for_previous_job(out, Progress(0), args.poll_max)
+            attached = _wait_for_previous_job(out, Progress(0, every_s=args.progress_every), args.poll_max)
         elif previous_job(out):
             raise BatchError(f"a Slurm job from an earlier batch is still grading into {out}: "
                              f"wait for it (rerun with --scheduler slurm) or scancel it")
@@ -72,6 +75,8 @@ def cmd_batch(args, groups: tuple[str, ...]) -> int:
         usable = [s for s in submissions if not s.problem]
         final = [s for s in usable if is_final(read_record(out, s.student), s, key)]
         pending = usable if args.regrade else [s for s in usable if s not in final]
+        if attached:  # this run collected that job; what it left ungraded waits for the next run
+            pending = []
         print(f"{lab.id}: {len(submissions)} submissions in {folder}: {len(pending)} to grade"
               + ("" if args.regrade else f", {len(final)} already graded (same kit, testcases and files)")
               + (f", {len(submissions) - len(usable)} refused" if len(usable) < len(submissions) else "")

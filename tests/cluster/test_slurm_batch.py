@@ -1,8 +1,9 @@
 """A class graded as one Slurm array job on a real (one-node) cluster, under the emulator:
 `python3 -m grader batch increment <folder> --scheduler slurm --emu` on six submissions,
 correct, wrong, crashing, hanging, not compiling, and one whose task is cancelled (scancel)
-while it runs. The class CSV gives each its verdict; a rerun grades only the cancelled one;
-a third run grades nothing and submits nothing."""
+while it runs. The class CSV gives each its verdict; a rerun grades only the cancelled one
+(submitted with --no-wait, then collected by the next run, which waits for that job rather than
+submitting it again); a last run grades nothing and submits nothing."""
 
 from __future__ import annotations
 
@@ -138,7 +139,8 @@ def test_a_class_as_a_slurm_array_job(slurm_cluster, tmp_path):
     finally:
         if first.poll() is None:
             first.kill()
-    assert first.returncode == 1, output  # one submission is not graded
+    # One submission is not graded; if not, the cancelled task's log says what it did.
+    assert first.returncode == 1, f"{output}\n--- {log}:\n{log.read_text()}"
     rows = class_csv(out)
     assert sorted(rows) == sorted(STUDENTS)
     for student, (_, _, verdict) in STUDENTS.items():
@@ -152,24 +154,29 @@ def test_a_class_as_a_slurm_array_job(slurm_cluster, tmp_path):
     assert "CANCELLED" in output and "1 not graded" in output
     before = stamps(out)
 
-    # Second run: only the cancelled one is graded, now to the end.
-    second = subprocess.run(batch_argv(folder, out), cwd=KIT_ROOT, env=env, text=True, capture_output=True,
-                            timeout=RUN_TIMEOUT_S)
+    # Second run: only the cancelled one is submitted again (--no-wait: submit and return) ...
+    second = subprocess.run([*batch_argv(folder, out), "--no-wait"], cwd=KIT_ROOT, env=env, text=True,
+                            capture_output=True, timeout=120)
     assert second.returncode == 0, second.stdout + second.stderr
-    assert "1 to grade, 5 already graded" in second.stdout
-    assert "1 array tasks" in second.stdout
+    assert "1 to grade, 5 already graded" in second.stdout and "1 array tasks" in second.stdout
+
+    # ... and the third waits for that job rather than submitting it twice, and collects it.
+    third = subprocess.run(batch_argv(folder, out), cwd=KIT_ROOT, env=env, text=True, capture_output=True,
+                           timeout=RUN_TIMEOUT_S)
+    assert third.returncode == 0, third.stdout + third.stderr
+    assert "still in the queue: waiting for it" in third.stdout and "submitted" not in third.stdout
     after = stamps(out)
     changed = {name for name in after if after[name] != before.get(name)}
     assert changed == {"cancelled.json"}
     rows = class_csv(out)
     assert (rows["cancelled"]["status"], rows["cancelled"]["verdict"]) == ("graded", "AC")
 
-    # Third run: nothing left, nothing submitted.
+    # A fourth: nothing left, nothing submitted.
     job_file = (out / "slurm-job.json").read_text()
-    third = subprocess.run(batch_argv(folder, out), cwd=KIT_ROOT, env=env, text=True, capture_output=True,
-                           timeout=120)
-    assert third.returncode == 0, third.stdout + third.stderr
-    assert "0 to grade, 6 already graded" in third.stdout and "submitted" not in third.stdout
+    fourth = subprocess.run(batch_argv(folder, out), cwd=KIT_ROOT, env=env, text=True, capture_output=True,
+                            timeout=120)
+    assert fourth.returncode == 0, fourth.stdout + fourth.stderr
+    assert "0 to grade, 6 already graded" in fourth.stdout and "submitted" not in fourth.stdout
     assert (out / "slurm-job.json").read_text() == job_file
     assert stamps(out) == after
     summary = json.loads((out / "class.json").read_text())
