@@ -27,7 +27,7 @@
 #$ -l h_rt=00:20:00
 
 LAB=increment          # EDIT: the lab
-CHECK=""               # EDIT: "" grades your code; "SOL=1" the reference; "GRADER_ARGS='--cases all'" adds the large cases
+CHECK=""               # EDIT: more for make check: "GRADER_ARGS='--cases all'" adds the large cases
 MODULES=""             # modules the node needs, e.g. "cuda/12.4" ("" for none): your course says which
 KIT="${SGE_O_WORKDIR:-$PWD}"       # the kit's top folder: where you submitted from
 
