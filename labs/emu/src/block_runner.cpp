@@ -21,9 +21,10 @@ __thread dim3 gridDim;
 #define CUDAEMU_HOT inline __attribute__((always_inline))
 
 namespace cudaemu {
+__thread BlockRunner *tls_kernel_runner = nullptr;
+
 namespace {
 thread_local BlockRunner *tls_runner = nullptr;  // this CPU thread's runner, once made
-thread_local bool tls_in_kernel = false;
 
 // Each fiber's stack starts at a different offset (a "color") below its page-aligned top, so
 // that the tops of a thousand fibers do not all compete for the same cache sets.
@@ -55,7 +56,6 @@ BlockRunner &BlockRunner::for_this_thread()
     return *runner;
 }
 
-BlockRunner *BlockRunner::running_kernel() { return tls_in_kernel ? tls_runner : nullptr; }
 
 void BlockRunner::prepare_threads(const dim3 &block)
 {
@@ -89,13 +89,12 @@ void BlockRunner::prepare_threads(const dim3 &block)
         w.groups.clear();
         w.results.clear();
     }
-    if (random_schedule_) {
-        for (unsigned int i = count_; i > 1; --i) std::swap(start_order_[i - 1], start_order_[random_.below(i)]);
-        start_order_shuffled_ = true;
-    } else if (start_order_shuffled_) {
+    // The order starts from thread order, so that it depends on the block's seed alone.
+    if (random_schedule_ || start_order_shuffled_)
         for (unsigned int i = 0; i < count_; ++i) start_order_[i] = i;
-        start_order_shuffled_ = false;
-    }
+    if (random_schedule_)
+        for (unsigned int i = count_; i > 1; --i) std::swap(start_order_[i - 1], start_order_[random_.below(i)]);
+    start_order_shuffled_ = random_schedule_;
     live_ = count_;
     next_start_ = 0;
     ready_.clear();
@@ -108,7 +107,7 @@ void BlockRunner::prepare_threads(const dim3 &block)
 
 void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t block_linear)
 {
-    if (tls_in_kernel)
+    if (tls_kernel_runner)
         fatal("kernel %s was launched from inside a kernel: dynamic parallelism (device-side launches) is not "
               "emulated; launch it from host code",
               grid.kernel_name);
@@ -120,16 +119,16 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     blockIdx = block_index;
     blockDim = grid.block;
     gridDim = grid.grid;
-    arena_.begin_block(grid.dynamic_shared_bytes, grid.kernel_name);
+    arena_.begin_block(grid.dynamic_shared_bytes, grid.kernel_name, random_schedule_);
 
     tls_runner = this;
-    tls_in_kernel = true;
+    tls_kernel_runner = this;
     Fiber *first = acquire_fiber();
     first->reset(&BlockRunner::fiber_main);
     current_fiber_ = first;
     Fiber::switch_to(&native_, first, false);
     // Every thread of the block has returned.
-    tls_in_kernel = false;
+    tls_kernel_runner = nullptr;
     running_ = nullptr;
     threadIdx = uint3{0, 0, 0};
 
@@ -273,7 +272,7 @@ void BlockRunner::release_block_barrier()
     vote_true_[block_generation_ & 1] = 0;
 }
 
-CUDAEMU_HOT BlockVote BlockRunner::sync_threads_vote(int predicate)
+CUDAEMU_HOT BlockVote BlockRunner::block_barrier(int predicate)
 {
     Thread &thread = *running_;
     unsigned int parity = block_generation_ & 1;
@@ -286,7 +285,8 @@ CUDAEMU_HOT BlockVote BlockRunner::sync_threads_vote(int predicate)
     return BlockVote{vote_true_[parity], vote_arrivals_[parity]};
 }
 
-void BlockRunner::sync_threads() { sync_threads_vote(0); }
+void BlockRunner::sync_threads() { block_barrier(0); }
+BlockVote BlockRunner::sync_threads_vote(int predicate) { return block_barrier(predicate); }
 
 // ---- Warp exchanges: shuffles, votes, __syncwarp.
 // Completes rendezvous `group` of `warp` if every live lane its mask names has arrived: its
@@ -367,7 +367,7 @@ void BlockRunner::sync_grid()
 // ---- Diagnostics.
 bool BlockRunner::current_thread_index(uint3 *thread_index) const
 {
-    if (!tls_in_kernel || !running_) return false;
+    if (!tls_kernel_runner || !running_) return false;
     *thread_index = running_->index;
     return true;
 }
@@ -375,99 +375,6 @@ bool BlockRunner::current_thread_index(uint3 *thread_index) const
 bool BlockRunner::stack_overflowed(const void *fault_address, const void *stack_pointer) const
 {
     return current_fiber_ && current_fiber_->overflowed(fault_address, stack_pointer);
-}
-
-namespace {
-// "0-31, 64, 70-71": thread numbers as ranges.
-std::string ranges(const std::vector<unsigned int> &numbers)
-{
-    std::string text;
-    for (std::size_t i = 0; i < numbers.size();) {
-        std::size_t j = i;
-        while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
-        if (!text.empty()) text += ", ";
-        text += std::to_string(numbers[i]);
-        if (j > i) text += "-" + std::to_string(numbers[j]);
-        i = j + 1;
-        if (text.size() > 300) {
-            text += ", ...";
-            break;
-        }
-    }
-    return text;
-}
-}  // namespace
-
-void BlockRunner::report_deadlock()
-{
-    std::vector<unsigned int> at_block, at_warp, at_grid;
-    for (const Thread &thread : threads_) {
-        if (thread.state != State::Waiting) continue;
-        if (thread.wait == Wait::Block) at_block.push_back(thread.linear);
-        if (thread.wait == Wait::Warp) at_warp.push_back(thread.linear);
-        if (thread.wait == Wait::Grid) at_grid.push_back(thread.linear);
-    }
-    std::string waits;
-    if (!at_block.empty()) waits += "\n  at __syncthreads(): threads " + ranges(at_block);
-    if (!at_warp.empty())
-        waits += "\n  in a warp function (__shfl*_sync, __ballot_sync, __syncwarp, ...): threads " + ranges(at_warp);
-    if (!at_grid.empty()) waits += "\n  at this_grid().sync(): threads " + ranges(at_grid);
-    fatal("deadlock in kernel %s%s, block (%u,%u,%u): every thread that has not returned waits, "
-          "and none of the barriers can complete:%s\n"
-          "  (thread numbers are threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)). A warp "
-          "function waits for every lane its mask names, so a lane of that mask is waiting somewhere else: "
-          "make all named lanes call it, or narrow the mask. A GPU would hang here or give undefined results.",
-          grid_->kernel_name, grid_->launch_site().c_str(), blockIdx.x, blockIdx.y, blockIdx.z, waits.c_str());
-}
-
-// ---- The device functions' entry points: outside a kernel they act for a lone thread.
-void sync_threads()
-{
-    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_threads();
-}
-
-BlockVote sync_threads_vote(int predicate)
-{
-    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->sync_threads_vote(predicate);
-    return BlockVote{predicate ? 1 : 0, 1};
-}
-
-WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate)
-{
-    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->warp_exchange(mask, value, predicate);
-    thread_local unsigned long long lone_values[32];
-    lone_values[0] = value;
-    return WarpExchange{lone_values, predicate ? 1u : 0u, 1u, 0u};
-}
-
-unsigned int live_lanes()
-{
-    BlockRunner *runner = BlockRunner::running_kernel();
-    return runner ? runner->live_lanes() : 1u;
-}
-
-void sync_grid()
-{
-    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_grid();
-}
-
-bool in_cooperative_launch()
-{
-    BlockRunner *runner = BlockRunner::running_kernel();
-    return runner && runner->grid()->grid_barrier;
-}
-
-void *dynamic_shared_memory() { return BlockRunner::for_this_thread().arena().dynamic_base(); }
-
-int new_shared_variable_id()
-{
-    static std::atomic<int> next_id{0};
-    return next_id.fetch_add(1, std::memory_order_relaxed);
-}
-
-void *shared_variable(int id, std::size_t size, std::size_t natural_align, std::size_t align)
-{
-    return BlockRunner::for_this_thread().arena().variable(id, size, natural_align, align);
 }
 
 }  // namespace cudaemu

@@ -25,6 +25,11 @@ namespace cudaemu {
 
 constexpr unsigned int kWarpLanes = kWarpSize;
 
+class BlockRunner;
+// The calling CPU thread's runner while it runs a kernel, else null. A plain thread-local
+// (no initializer to check) because every device function reads it.
+extern __thread BlockRunner *tls_kernel_runner;
+
 class BlockRunner {
 public:
     BlockRunner();
@@ -33,7 +38,7 @@ public:
     // The runner of the calling CPU thread (made on first use).
     static BlockRunner &for_this_thread();
     // The runner of the calling CPU thread if it is inside a kernel, else null.
-    static BlockRunner *running_kernel();
+    static BlockRunner *running_kernel() { return tls_kernel_runner; }
 
     void run_block(GridRun &grid, uint3 block_index, std::uint64_t block_linear);
 
@@ -93,6 +98,7 @@ private:
     void enter(Thread &thread);
     Thread &start_next_thread(Fiber *fiber);
     void thread_returned(Thread &thread);
+    BlockVote block_barrier(int predicate);
     Next pick_next();
     void wait(Thread &thread);
     void transfer(Fiber *from, bool from_done, Next next);

@@ -37,13 +37,14 @@ std::size_t physical_memory_bytes()
     return pages > 0 && page > 0 ? (std::size_t)pages * (std::size_t)page : (std::size_t)8 << 30;
 }
 
-cudaError_t bad_device(const char *call, int device)
+}  // namespace
+
+cudaError_t invalid_device(const char *call, int device)
 {
     return fail(cudaErrorInvalidDevice, "%s(%d): there are %d emulated devices, numbered 0 to %d (set "
                 "CUDA_EMU_DEVICES to emulate more)",
                 call, device, emulated_device_count(), emulated_device_count() - 1);
 }
-}  // namespace
 
 int current_device() { return tls_device; }
 bool is_device(int device) { return device >= 0 && device < emulated_device_count(); }
@@ -122,7 +123,7 @@ cudaError_t cudaGetDeviceCount(int *count)
 
 cudaError_t cudaSetDevice(int device)
 {
-    if (!is_device(device)) return bad_device("cudaSetDevice", device);
+    if (!is_device(device)) return invalid_device("cudaSetDevice", device);
     tls_device = device;
     return cudaSuccess;
 }
@@ -136,7 +137,7 @@ cudaError_t cudaGetDevice(int *device)
 
 cudaError_t cudaInitDevice(int device, unsigned int, unsigned int)
 {
-    return is_device(device) ? cudaSuccess : bad_device("cudaInitDevice", device);
+    return is_device(device) ? cudaSuccess : invalid_device("cudaInitDevice", device);
 }
 
 cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *)
@@ -149,68 +150,8 @@ cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *)
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     if (!prop) return fail(cudaErrorInvalidValue, "cudaGetDeviceProperties(NULL, %d): pass a cudaDeviceProp", device);
-    if (!is_device(device)) return bad_device("cudaGetDeviceProperties", device);
+    if (!is_device(device)) return invalid_device("cudaGetDeviceProperties", device);
     *prop = device_properties(device);
-    return cudaSuccess;
-}
-
-cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
-{
-    if (!value) return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute(NULL, ...): pass the address of an int");
-    if (!is_device(device)) return bad_device("cudaDeviceGetAttribute", device);
-    cudaDeviceProp p = device_properties(device);
-    switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)p.sharedMemPerBlock; break;
-    case cudaDevAttrTotalConstantMemory: *value = (int)p.totalConstMem; break;
-    case cudaDevAttrWarpSize: *value = p.warpSize; break;
-    case cudaDevAttrMaxPitch: *value = (int)p.memPitch; break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = p.clockRate; break;
-    case cudaDevAttrTextureAlignment: *value = (int)p.textureAlignment; break;
-    case cudaDevAttrGpuOverlap: *value = p.deviceOverlap; break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrKernelExecTimeout: *value = 0; break;
-    case cudaDevAttrIntegrated: *value = p.integrated; break;
-    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
-    case cudaDevAttrComputeMode: *value = p.computeMode; break;
-    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
-    case cudaDevAttrEccEnabled: *value = 0; break;
-    case cudaDevAttrPciBusId: *value = p.pciBusID; break;
-    case cudaDevAttrPciDeviceId: *value = 0; break;
-    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
-    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
-    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-    case cudaDevAttrStreamPrioritiesSupported: *value = 1; break;
-    case cudaDevAttrGlobalL1CacheSupported: *value = 1; break;
-    case cudaDevAttrLocalL1CacheSupported: *value = 1; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)p.sharedMemPerMultiprocessor; break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
-    case cudaDevAttrManagedMemory: *value = 1; break;
-    case cudaDevAttrIsMultiGpuBoard: *value = 0; break;
-    case cudaDevAttrHostNativeAtomicSupported: *value = 1; break;
-    case cudaDevAttrPageableMemoryAccess: *value = 1; break;
-    case cudaDevAttrConcurrentManagedAccess: *value = 1; break;
-    case cudaDevAttrCooperativeLaunch: *value = 1; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)p.sharedMemPerBlockOptin; break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-    case cudaDevAttrReservedSharedMemoryPerBlock: *value = (int)p.reservedSharedMemPerBlock; break;
-    case cudaDevAttrHostRegisterSupported: *value = 1; break;
-    case cudaDevAttrMemoryPoolsSupported: *value = 0; break;
-    default:
-        return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute %d is not emulated", (int)attr);
-    }
     return cudaSuccess;
 }
 
@@ -299,15 +240,15 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer)
 {
     if (!can_access) return fail(cudaErrorInvalidValue, "cudaDeviceCanAccessPeer(NULL, ...): pass the address of an int");
-    if (!is_device(device)) return bad_device("cudaDeviceCanAccessPeer", device);
-    if (!is_device(peer)) return bad_device("cudaDeviceCanAccessPeer", peer);
+    if (!is_device(device)) return invalid_device("cudaDeviceCanAccessPeer", device);
+    if (!is_device(peer)) return invalid_device("cudaDeviceCanAccessPeer", peer);
     *can_access = device != peer;  // CUDA answers 0 for a device and itself
     return cudaSuccess;
 }
 
 cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
 {
-    if (!is_device(peer)) return bad_device("cudaDeviceEnablePeerAccess", peer);
+    if (!is_device(peer)) return invalid_device("cudaDeviceEnablePeerAccess", peer);
     if (peer == tls_device)
         return fail(cudaErrorInvalidDevice, "cudaDeviceEnablePeerAccess(%d): that is the current device; a device "
                     "always reaches its own memory",
@@ -320,7 +261,7 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
 
 cudaError_t cudaDeviceDisablePeerAccess(int peer)
 {
-    if (!is_device(peer)) return bad_device("cudaDeviceDisablePeerAccess", peer);
+    if (!is_device(peer)) return invalid_device("cudaDeviceDisablePeerAccess", peer);
     std::lock_guard<std::mutex> lock(state_mutex);
     if (states()[(std::size_t)tls_device].peers.erase(peer) == 0) return record_error(cudaErrorPeerAccessNotEnabled);
     return cudaSuccess;

@@ -6,6 +6,8 @@
 
 namespace cudaemu {
 int current_device();
+// Fails with cudaErrorInvalidDevice, saying which devices exist.
+cudaError_t invalid_device(const char *call, int device);
 bool is_device(int device);
 // The properties every emulated device reports (name "CPU emulation").
 cudaDeviceProp device_properties(int device);

@@ -37,13 +37,15 @@ SharedArena::~SharedArena()
     munmap(base_, capacity_);
 }
 
-void SharedArena::begin_block(std::size_t dynamic_bytes, const char *kernel_name)
+void SharedArena::begin_block(std::size_t dynamic_bytes, const char *kernel_name, bool scribble)
 {
     ++generation_;
     kernel_name_ = kernel_name;
+    scribble_ = scribble;
     // The previous block's variables become poison again; this block's dynamic part is open.
     asan_poison(base_, high_water_);
     asan_unpoison(base_, dynamic_bytes);
+    if (scribble) std::memset(base_, 0xff, dynamic_bytes);
     dynamic_bytes_ = dynamic_bytes;
     top_ = align_up(dynamic_bytes, 16) + kRedzone;
     high_water_ = top_ > high_water_ ? top_ : high_water_;
@@ -70,6 +72,7 @@ void *SharedArena::variable(int id, std::size_t size, std::size_t natural_align,
     top_ = offset + size + kRedzone;
     high_water_ = top_ > high_water_ ? top_ : high_water_;
     asan_unpoison(base_ + offset, size);
+    if (scribble_) std::memset(base_ + offset, 0xff, size);
     slot = Slot{generation_, base_ + offset};
     return slot.address;
 }

@@ -15,8 +15,11 @@ public:
     SharedArena(const SharedArena &) = delete;
     SharedArena &operator=(const SharedArena &) = delete;
 
-    // Starts a block: forgets the previous block's variables.
-    void begin_block(std::size_t dynamic_bytes, const char *kernel_name);
+    // Starts a block: forgets the previous block's variables. With `scribble` (the random
+    // schedule), the block's shared memory starts out as 0xff bytes (-1, NaN) instead of the
+    // previous block's leftovers, so a run depends on nothing but its seed, and a read of
+    // memory no thread wrote shows up.
+    void begin_block(std::size_t dynamic_bytes, const char *kernel_name, bool scribble);
     char *dynamic_base() const { return base_; }
     void *variable(int id, std::size_t size, std::size_t natural_align, std::size_t align);
     // Bytes of static __shared__ variables the current block has placed so far.
@@ -40,6 +43,7 @@ private:
     std::size_t static_bytes_ = 0;
     unsigned generation_ = 0;
     const char *kernel_name_ = "";
+    bool scribble_ = false;
     std::vector<Slot> slots_;
 };
 

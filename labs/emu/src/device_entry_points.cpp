@@ -1,0 +1,59 @@
+// What the device functions in the headers call (cuda_emu/block_sync.h, shared_memory.h,
+// cooperative_groups.h): the running block's runner does the work. Outside a kernel the
+// barriers and warp functions act for a lone thread, as the host has no block to wait for.
+#include <atomic>
+
+#include "block_runner.h"
+
+namespace cudaemu {
+
+void sync_threads()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_threads();
+}
+
+BlockVote sync_threads_vote(int predicate)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->sync_threads_vote(predicate);
+    return BlockVote{predicate ? 1 : 0, 1};
+}
+
+WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->warp_exchange(mask, value, predicate);
+    thread_local unsigned long long lone_values[32];
+    lone_values[0] = value;
+    return WarpExchange{lone_values, predicate ? 1u : 0u, 1u, 0u};
+}
+
+unsigned int live_lanes()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner ? runner->live_lanes() : 1u;
+}
+
+void sync_grid()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_grid();
+}
+
+bool in_cooperative_launch()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner && runner->grid()->grid_barrier;
+}
+
+void *dynamic_shared_memory() { return BlockRunner::for_this_thread().arena().dynamic_base(); }
+
+int new_shared_variable_id()
+{
+    static std::atomic<int> next_id{0};
+    return next_id.fetch_add(1, std::memory_order_relaxed);
+}
+
+void *shared_variable(int id, std::size_t size, std::size_t natural_align, std::size_t align)
+{
+    return BlockRunner::for_this_thread().arena().variable(id, size, natural_align, align);
+}
+
+}  // namespace cudaemu
