@@ -14,7 +14,8 @@ Kinds and their keys (besides name, kind, caption):
     blocked-phases  blocks = B (a B x B grid of blocks), pivot = k (the round's pivot block)
     plot            csv = "path.csv" (committed) or command = [argv...] with "{csv}" where the
                     command writes it; x = column; y = [columns] (one line each) or y = column
-                    with series = column (one line per value); xlabel, ylabel, title, logx, logy.
+                    with series = column (one line per value); labels = {column or value =
+                    "legend text"}; xlabel, ylabel, title, logx, logy.
                     A committed CSV names the command that wrote it, made_by = [argv...]; with
                     rerun_in_tests = true (data that do not depend on the machine, e.g. counts
                     from an EMU run) tests/handouts remakes it and compares.
@@ -251,6 +252,8 @@ def plot_series(spec: dict, rows: list[dict]) -> dict[str, list[tuple[float, flo
                               for r in rows if r.get(column) not in (None, "")]
     for points in series.values():
         points.sort()
+    names = spec.get("labels", {})
+    series = {names.get(label, label): points for label, points in series.items()}
     if not any(series.values()):
         raise FigureError(f"figure {spec['name']}: the CSV has no rows to plot")
     return series
@@ -329,7 +332,8 @@ def svg_plot(series: dict[str, list[tuple[float, float]]], *, title: str = "", x
         color = PALETTE[index % len(PALETTE)]
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in points)
         out.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
-        out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>' for x, y in points]
+        if len(points) <= 40:  # markers on a dense curve only blur it
+            out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>' for x, y in points]
         lx, ly = width - right + 12, top + 12 + 18 * index
         out.append(f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 20}" y2="{ly - 4}" stroke="{color}" stroke-width="2"/>')
         out.append(f'<text x="{lx + 26}" y="{ly}">{_escape(label)}</text>')

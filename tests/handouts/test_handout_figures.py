@@ -98,6 +98,8 @@ def test_plot_from_csv(tmp_path):
     root = ET.fromstring(svg)
     assert len(root.findall("{http://www.w3.org/2000/svg}polyline")) == 2
     assert "t &lt;&amp;&gt;" in svg
+    spec["labels"] = {"naive": "one thread an element"}
+    assert "one thread an element" in figures.make_plot(spec, tmp_path)
 
 
 def test_plot_from_a_command(tmp_path):
