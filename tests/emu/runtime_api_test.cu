@@ -204,6 +204,7 @@ TEST(RuntimeApi, HostFunctionsRunInStreamOrder)
 {
     cudaStream_t stream;
     ASSERT_CUDA_OK(cudaStreamCreate(&stream));
+    callbacks_run = 0;
     int increment = 2;
     ASSERT_CUDA_OK(cudaLaunchHostFunc(stream, count_callback, &increment));
     ASSERT_CUDA_OK(cudaStreamSynchronize(stream));

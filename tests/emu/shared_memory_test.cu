@@ -164,6 +164,7 @@ TEST(SharedMemory, LargeDynamicSharedMemoryWithOptIn)
 {
     DeviceArray<int> out(1);
     const int bytes = 100 * 1024, words = bytes / 4;
+    ASSERT_CUDA_OK(cudaFuncSetAttribute(touch_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024));
     touch_dynamic<<<1, 256, bytes>>>(out.get(), words);
     EXPECT_EQ(cudaErrorInvalidValue, cudaGetLastError());
     ASSERT_CUDA_OK(cudaFuncSetAttribute(touch_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
