@@ -1,0 +1,47 @@
+// The APSP files (DESIGN.md, the NTHU HW3 format), read and written by the harness only.
+//   input:  int32 n, int32 m, then m triples int32 (src, dst, w), 0 <= src, dst < n, 0 <= w <= 1000
+//   output: n * n int32, row-major; APSP_INF (2^30 - 1) where there is no path
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+// An n x n int matrix in host memory, allocated without touching it (the builder fills it).
+class HostMatrix {
+public:
+    explicit HostMatrix(int n);
+    int n() const { return n_; }
+    int *data() { return data_.get(); }
+    const int *data() const { return data_.get(); }
+    size_t bytes() const { return static_cast<size_t>(n_) * n_ * sizeof(int); }
+
+private:
+    struct Free { void operator()(int *p) const; };
+    int n_;
+    std::unique_ptr<int[], Free> data_;
+};
+
+// Bytes an n x n int matrix needs; throws LabError when n is not positive or the matrix would
+// not fit in this machine's memory (the message says how much it needs).
+size_t matrix_bytes_or_throw(long long n, const std::string &where);
+
+// The initial distance matrix: 0 on the diagonal, the smallest weight of each edge i -> j
+// (self-loops never lower the 0), APSP_INF elsewhere.
+HostMatrix build_distance_matrix(int n, const int32_t *triples, int64_t m);
+
+struct ApspInput {
+    int n = 0;
+    int64_t m = 0;
+    double read_ms = 0, build_ms = 0;
+    HostMatrix dist{1};
+};
+
+// Reads and checks an input file, then builds its matrix. Throws LabError naming the file and
+// what is wrong: truncated, n <= 0 or too large, m inconsistent with the file size, an edge's
+// vertex out of range or its weight negative or over 1000.
+ApspInput read_apsp_input(const std::string &path);
+
+// Writes the first n * n entries of `dist` to `path` in one pass.
+void write_apsp_output(const std::string &path, const HostMatrix &dist);

@@ -1,0 +1,200 @@
+// Lab 4, program 2: blocked Floyd-Warshall on one GPU (hw3-2 of 002_f72e3ea1c3b8d66b.txt).
+//
+// The n x n matrix is padded to n_padded, a multiple of BLOCK, and cut into BLOCK x BLOCK
+// blocks. Round r (one per block of the diagonal) has three phases:
+//   phase 1: Floyd-Warshall inside the pivot block (r, r);
+//   phase 2: the blocks of pivot row r and pivot column r, through the finished pivot block;
+//   phase 3: every other block (i, j), through blocks (i, r) and (r, j), now final for round r.
+// handouts/apsp.md draws the three phases and explains the reference's phases 2 and 3.
+#include "apsp.h"
+
+#define BLOCK 64  // the blocking factor: a block is 64 x 64 entries, 16 KB of shared memory
+#define HALF 32   // phase 1: 32 x 32 threads, each owning four entries of the pivot block
+
+// min(a + b, d). On Hopper (sm_90) this is one DPX instruction; elsewhere CUDA emulates it.
+static __device__ __forceinline__ int relax(int a, int b, int d)
+{
+    return __viaddmin_s32(a, b, d);
+}
+
+// Padding: entries of the vertices past n stay APSP_INF (no edges), so they change nothing.
+__global__ void fill_kernel(int *data, size_t count, int value)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        data[i] = value;
+}
+
+// Phase 1: one thread block, 32 x 32 threads; thread (i, j) owns entries (i, j), (i, j + 32),
+// (i + 32, j) and (i + 32, j + 32). Step k reads row k and column k, which step k leaves as
+// they are (d(k,k) = 0), so one barrier a step is enough.
+__global__ void phase1_kernel(int *dist, int n_padded, int round)
+{
+    __shared__ int pivot[BLOCK][BLOCK];
+    int i = threadIdx.y, j = threadIdx.x;
+    int *block = dist + (size_t)round * BLOCK * n_padded + round * BLOCK;
+    for (int di = 0; di < BLOCK; di += HALF)
+        for (int dj = 0; dj < BLOCK; dj += HALF)
+            pivot[i + di][j + dj] = block[(size_t)(i + di) * n_padded + j + dj];
+    __syncthreads();
+    for (int k = 0; k < BLOCK; ++k) {
+        for (int di = 0; di < BLOCK; di += HALF)
+            for (int dj = 0; dj < BLOCK; dj += HALF)
+                pivot[i + di][j + dj] = relax(pivot[i + di][k], pivot[k][j + dj], pivot[i + di][j + dj]);
+        __syncthreads();
+    }
+    for (int di = 0; di < BLOCK; di += HALF)
+        for (int dj = 0; dj < BLOCK; dj += HALF)
+            block[(size_t)(i + di) * n_padded + j + dj] = pivot[i + di][j + dj];
+}
+
+// Phases 2 and 3 of the reference share one piece: a min-plus product of two blocks held in
+// shared memory into a thread's tile of a third, kept in registers (handouts/apsp.md, "Going
+// further"). 64 threads (8 x 8) a block, each owning an 8 x 8 tile: rows 4ty..4ty+3 and
+// 32+4ty..32+4ty+3, columns 4tx..4tx+3 and 32+4tx..32+4tx+3. For each k a thread reads 8
+// values of the left block and 8 of the right one (four 16-byte shared-memory loads) and does
+// 64 updates, so the loads no longer compete with the arithmetic as they do with four entries a
+// thread. The left block is stored transposed (left_t[k][i] = left(i, k)) so that a thread's
+// four consecutive rows are one 16-byte load.
+#define TILE_THREADS 64
+#define TILE_SIDE 8  // threads a side; each thread owns TILE_SIDE x TILE_SIDE entries
+
+// Block (R, C) of the matrix into shared memory, as it is or transposed. 16-byte global loads;
+// for the transposed copy a warp reads 32 consecutive rows at the same k and writes 32
+// consecutive words of shared memory: no bank conflicts.
+static __device__ __forceinline__ void load_block(int (*block)[BLOCK], const int *dist, int n_padded, int R, int C)
+{
+    const int *src = dist + (size_t)R * BLOCK * n_padded + C * BLOCK;
+    for (int q = threadIdx.x; q < BLOCK * BLOCK / 4; q += TILE_THREADS) {
+        int r = q / (BLOCK / 4), c = q % (BLOCK / 4) * 4;
+        *(int4 *)&block[r][c] = *(const int4 *)&src[(size_t)r * n_padded + c];
+    }
+}
+
+static __device__ __forceinline__ void load_block_transposed(int (*block_t)[BLOCK], const int *dist, int n_padded, int R, int C)
+{
+    const int *src = dist + (size_t)R * BLOCK * n_padded + C * BLOCK;
+    for (int q = threadIdx.x; q < BLOCK * BLOCK / 4; q += TILE_THREADS) {
+        int i = q % BLOCK, k = q / BLOCK * 4;
+        int4 v = *(const int4 *)&src[(size_t)i * n_padded + k];
+        block_t[k][i] = v.x;
+        block_t[k + 1][i] = v.y;
+        block_t[k + 2][i] = v.z;
+        block_t[k + 3][i] = v.w;
+    }
+}
+
+// Block (R, C) updated through the two blocks in shared memory (after a barrier):
+//   d(i, j) = min(d(i, j), min over k of left_t[k][i] + right[k][j]).
+static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, int R, int C,
+                                                     const int (*left_t)[BLOCK], const int (*right)[BLOCK])
+{
+    int tx = threadIdx.x % TILE_SIDE, ty = threadIdx.x / TILE_SIDE;
+    int *own = dist + (size_t)R * BLOCK * n_padded + C * BLOCK;
+    int d[TILE_SIDE][TILE_SIDE];
+    #pragma unroll
+    for (int a = 0; a < TILE_SIDE; ++a) {
+        int i = (a / 4) * HALF + 4 * ty + a % 4;
+        int4 lo = *(const int4 *)&own[(size_t)i * n_padded + 4 * tx];
+        int4 hi = *(const int4 *)&own[(size_t)i * n_padded + HALF + 4 * tx];
+        d[a][0] = lo.x; d[a][1] = lo.y; d[a][2] = lo.z; d[a][3] = lo.w;
+        d[a][4] = hi.x; d[a][5] = hi.y; d[a][6] = hi.z; d[a][7] = hi.w;
+    }
+    #pragma unroll 4
+    for (int k = 0; k < BLOCK; ++k) {
+        int4 a_lo = *(const int4 *)&left_t[k][4 * ty], a_hi = *(const int4 *)&left_t[k][HALF + 4 * ty];
+        int4 b_lo = *(const int4 *)&right[k][4 * tx], b_hi = *(const int4 *)&right[k][HALF + 4 * tx];
+        int a[TILE_SIDE] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+        int b[TILE_SIDE] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+        #pragma unroll
+        for (int x = 0; x < TILE_SIDE; ++x)
+            #pragma unroll
+            for (int y = 0; y < TILE_SIDE; ++y)
+                d[x][y] = relax(a[x], b[y], d[x][y]);
+    }
+    #pragma unroll
+    for (int a = 0; a < TILE_SIDE; ++a) {
+        int i = (a / 4) * HALF + 4 * ty + a % 4;
+        *(int4 *)&own[(size_t)i * n_padded + 4 * tx] = make_int4(d[a][0], d[a][1], d[a][2], d[a][3]);
+        *(int4 *)&own[(size_t)i * n_padded + HALF + 4 * tx] = make_int4(d[a][4], d[a][5], d[a][6], d[a][7]);
+    }
+}
+
+// Phase 2: grid (blocks, 2). blockIdx.y == 0: block (r, b) of the pivot row; == 1: block (b, r)
+// of the pivot column; b == r is the pivot block itself, done in phase 1. The pivot block P is
+// closed after phase 1 (P(i,k) is the shortest path from i to k through the pivot's vertices),
+// so the k loop needs no barrier either: row block = min(row block, P x row block), column
+// block = min(column block, column block x P), products in the min-plus sense. The starter's
+// way, k by k with a barrier each, gives the same distances.
+__global__ void __launch_bounds__(TILE_THREADS) phase2_kernel(int *dist, int n_padded, int round)
+{
+    int b = blockIdx.x;
+    if (b == round)
+        return;
+    __shared__ __align__(16) int left_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int right[BLOCK][BLOCK];
+    bool in_pivot_row = blockIdx.y == 0;
+    int R = in_pivot_row ? round : b, C = in_pivot_row ? b : round;
+    load_block_transposed(left_t, dist, n_padded, R, round);  // P, or the column block itself
+    load_block(right, dist, n_padded, round, C);              // the row block itself, or P
+    __syncthreads();
+    min_plus_into(dist, n_padded, R, C, left_t, right);
+}
+
+// Phase 3 does nearly all the work ((blocks - 1)^2 blocks a round, 64^3 updates each): block
+// (R, C) through block (R, r) of the pivot column and block (r, C) of the pivot row.
+__global__ void __launch_bounds__(TILE_THREADS) phase3_kernel(int *dist, int n_padded, int round)
+{
+    int R = blockIdx.y, C = blockIdx.x;
+    if (R == round || C == round)
+        return;
+    __shared__ __align__(16) int column_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int row[BLOCK][BLOCK];
+    load_block_transposed(column_t, dist, n_padded, R, round);
+    load_block(row, dist, n_padded, round, C);
+    __syncthreads();
+    min_plus_into(dist, n_padded, R, C, column_t, row);
+}
+
+// One round: the three phases, in order (each launch starts after the one before it ends).
+static void run_round(int *dist_dev, int n_padded, int round)
+{
+    int blocks = n_padded / BLOCK;
+    dim3 threads(HALF, HALF);
+    phase1_kernel<<<1, threads>>>(dist_dev, n_padded, round);
+    CUDA_CHECK_LAUNCH();
+    phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist_dev, n_padded, round);
+    CUDA_CHECK_LAUNCH();
+    phase3_kernel<<<dim3(blocks, blocks), TILE_THREADS>>>(dist_dev, n_padded, round);
+    CUDA_CHECK_LAUNCH();
+}
+
+void apsp_solve(int *dist, int n, ApspTimes *times)
+{
+    int n_padded = (n + BLOCK - 1) / BLOCK * BLOCK;
+    size_t row_bytes = (size_t)n * sizeof(int), padded_row_bytes = (size_t)n_padded * sizeof(int);
+    int *dist_dev = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&dist_dev, padded_row_bytes * n_padded));
+    GpuTimer timer;
+
+    timer.start();
+    if (n_padded != n) {
+        fill_kernel<<<1024, 256>>>(dist_dev, (size_t)n_padded * n_padded, APSP_INF);
+        CUDA_CHECK_LAUNCH();
+    }
+    // Row i of the host matrix (n ints) goes to row i of the padded one (n_padded ints).
+    CUDA_CHECK(cudaMemcpy2D(dist_dev, padded_row_bytes, dist, row_bytes, row_bytes, n, cudaMemcpyHostToDevice));
+    timer.stop();
+    times->copy_ms = timer.ms();
+
+    timer.start();
+    for (int round = 0; round < n_padded / BLOCK; ++round)
+        run_round(dist_dev, n_padded, round);
+    timer.stop();
+    times->compute_ms = timer.ms();
+
+    timer.start();
+    CUDA_CHECK(cudaMemcpy2D(dist, row_bytes, dist_dev, padded_row_bytes, row_bytes, n, cudaMemcpyDeviceToHost));
+    timer.stop();
+    times->copy_ms += timer.ms();
+    CUDA_CHECK(cudaFree(dist_dev));
+}

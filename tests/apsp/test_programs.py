@@ -1,0 +1,59 @@
+"""The three apsp programs under the CPU emulator, beyond what the grader's public cases check:
+multigpu on 2 and 3 emulated devices, with peer copies and through the host; the --timing
+table; the result file; the benchmark modes."""
+
+import json
+import os
+
+import pytest
+
+from grader.cases import prepare
+from grader.labs import load_lab
+from grader.testing import lab_program, run
+
+
+@pytest.fixture(scope="module")
+def public_cases():
+    lab = load_lab("apsp")
+    return [prepare(lab, c) for c in lab.cases if c.group == "public" and c.program == "multigpu"]
+
+
+@pytest.mark.parametrize("devices", [2, 3])
+@pytest.mark.parametrize("exchange", ["peer", "host"])
+def test_multigpu_on_several_emulated_devices(public_cases, tmp_path, devices, exchange):
+    program = lab_program("apsp", "multigpu")
+    env = {**os.environ, "CUDA_EMU_DEVICES": str(devices), "APSP_EXCHANGE": exchange}
+    for ready in public_cases:
+        out = tmp_path / f"{ready.case.name}.out"
+        result = run([program, ready.input_path, out], env=env)
+        assert result.returncode == 0, result.stderr
+        assert out.read_bytes() == ready.expected_path.read_bytes(), ready.case.name
+
+
+@pytest.mark.parametrize("program_name", ["cpu", "gpu", "multigpu"])
+def test_timing_table_and_result_file(tmp_path, program_name):
+    program = lab_program("apsp", program_name)
+    result_file = tmp_path / "result.json"
+    env = {**os.environ, "LABKIT_RESULT": str(result_file), "CUDA_EMU_DEVICES": "2"}
+    source = load_lab("apsp").testcases_dir / "c04-two-parts.in"
+    result = run([program, source, tmp_path / "out.bin", "--timing"], env=env)
+    assert result.returncode == 0, result.stderr
+    for row in ("Time distribution (ms)", "compute", "copies", "I/O", "other", "total"):
+        assert row in result.stdout
+    figures = json.loads(result_file.read_text())
+    assert figures["program"] == f"apsp-{program_name}"
+    for name in ("kernel_ms", "total_ms", "copy_ms", "io_ms"):
+        assert figures[name] >= 0
+    if program_name == "multigpu":
+        assert "pivot rows sent between GPUs" in result.stdout
+
+
+def test_bench_modes_run_small(tmp_path):
+    gpu = lab_program("apsp", "gpu")
+    result = run([gpu, "--bench", "130", "--reps", "1"])
+    assert result.returncode == 0, result.stderr
+    assert "distance updates/s (n^3 / compute time)" in result.stdout
+    result = run([gpu, "--bench-io", "100", "--m", "400", "--dir", tmp_path])
+    assert result.returncode == 0, result.stderr
+    assert "whole program, n = 100, m = 400, I/O included" in result.stdout
+    assert list(tmp_path.iterdir()) == []  # the generated files are removed
