@@ -69,6 +69,8 @@ def main(argv=None):
     except OSError as error:
         print(f"{args.input}: error: cannot read it: {error.strerror}", file=sys.stderr)
         return 1
+    if text.startswith("\ufeff"):  # a byte-order mark would land after the prelude, mid-file
+        text = text[1:]
     is_cuda = args.cuda if args.cuda is not None else args.input.endswith(CUDA_SUFFIXES)
     try:
         body = rewrite_cuda(text) if is_cuda else text
