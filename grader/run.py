@@ -68,11 +68,15 @@ class _Drain:
         return self.kept.decode("utf-8", "replace")
 
 
-def _kill_group(pid: int) -> None:
+def _signal_group(pid: int, sig: int) -> None:
     try:
-        os.killpg(pid, signal.SIGKILL)
+        os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _kill_group(pid: int) -> None:
+    _signal_group(pid, signal.SIGKILL)
 
 
 def _system_tasks() -> int:
@@ -150,10 +154,14 @@ class _Watchdog:
                     return "processes"
             elif _system_tasks() - self.tasks_at_start > limits.processes:
                 # Only when the machine as a whole has grown by more than the cap is it worth
-                # counting this program's own (a scan of /proc, slow under a fork bomb).
+                # counting this program's own: a scan of /proc, done with the program's group
+                # stopped so that a fork bomb cannot outgrow the scan.
+                _signal_group(self.proc.pid, signal.SIGSTOP)
                 _, tasks = family(self.proc.pid)
                 if tasks > limits.processes:
                     return "processes"
+                _signal_group(self.proc.pid, signal.SIGCONT)
+                self.tasks_at_start = _system_tasks() - tasks  # others grew, not this program
         now = time.monotonic()
         if limits.disk_bytes and limits.work_dir and now >= self.next_disk_check:
             self.next_disk_check = now + 0.5
@@ -215,8 +223,8 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
         if not watchdog.limit_hit and cgroup.hit_limit("processes"):
             watchdog.limit_hit = "processes"
         cgroup.remove()
-    if cgroup is None or cgroup.pids is None:
-        _kill_family(proc.pid)
+    if wrap is None and (cgroup is None or cgroup.pids is None):
+        _kill_family(proc.pid)  # in the sandbox, its PID namespace has ended them all already
     for drain in (out, err):
         drain.thread.join(timeout=0.1)
     if out.thread.is_alive() or err.thread.is_alive():
