@@ -228,9 +228,9 @@ class Grader:
             output.unlink(missing_ok=True)
             finding = sanitize.findings(tool, outcome.stdout + outcome.stderr)
             if outcome.timed_out:
-                finding = f"{tool}: did not finish within {slow.case.time_limit_s:g} s"
+                finding = f"{tool}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
             found.append(finding or f"{tool}: no errors")
-            if finding and result.verdict == AC:
+            if finding and "could not check" not in finding and result.verdict == AC:
                 result.verdict, result.points = RE, 0.0
         result.reason += "; sanitizer: " + "; ".join(found)
         report.notes.append(f"sanitizer on case {case.name}: " + "; ".join(found))

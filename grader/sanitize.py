@@ -59,7 +59,8 @@ def findings(tool: str, text: str) -> str | None:
     """'memcheck: 3 errors; first: Invalid __global__ write of size 4 bytes at ...', or None."""
     summary = _SUMMARY.search(text)
     if summary is None:
-        return f"{tool}: compute-sanitizer gave no summary (did it start? see the log)"
+        last = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
+        return f"{tool}: could not check (compute-sanitizer gave no summary: {last[0].strip()[:160]})"
     count = int(summary.group(1))
     if count == 0:
         return None
