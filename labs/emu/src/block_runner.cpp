@@ -56,7 +56,6 @@ BlockRunner &BlockRunner::for_this_thread()
     return *runner;
 }
 
-
 void BlockRunner::prepare_threads(const dim3 &block)
 {
     count_ = block.x * block.y * block.z;
@@ -107,10 +106,6 @@ void BlockRunner::prepare_threads(const dim3 &block)
 
 void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t block_linear)
 {
-    if (tls_kernel_runner)
-        fatal("kernel %s was launched from inside a kernel: dynamic parallelism (device-side launches) is not "
-              "emulated; launch it from host code",
-              grid.kernel_name);
     grid_ = &grid;
     random_schedule_ = grid.schedule.random;
     if (random_schedule_)

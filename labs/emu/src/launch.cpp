@@ -2,31 +2,21 @@
 // fails the launch, and only cudaGetLastError tells), then the grid, synchronously.
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include "api_errors.h"
 #include "block_runner.h"
 #include "devices.h"
+#include "diagnostics.h"
 #include "grid_executor.h"
 #include "kernel_registry.h"
+#include "occupancy.h"
 #include "device_limits.h"
 #include "streams.h"
 
 namespace cudaemu {
 namespace {
 std::atomic<std::uint64_t> launch_counter{0};
-
-int active_blocks_per_multiprocessor(int block_threads, std::size_t shared_bytes)
-{
-    if (block_threads <= 0 || block_threads > kMaxThreadsPerBlock) return 0;
-    int warps = (block_threads + kWarpSize - 1) / kWarpSize;
-    int blocks = std::min(kMaxBlocksPerMultiprocessor, (kMaxThreadsPerMultiprocessor / kWarpSize) / warps);
-    if (shared_bytes > 0)
-        blocks = std::min(blocks, (int)(kSharedPerMultiprocessor / (shared_bytes + kReservedSharedPerBlock)));
-    return blocks;
-}
 
 // " at file:line" for messages, or nothing when the launch came through the C API.
 std::string where(const LaunchConfig &config)
@@ -79,6 +69,10 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
 {
     KernelInfo info = kernel_info(call.kernel);
     std::string name = call.name ? call.name : (info.name.empty() ? std::string("kernel") : info.name);
+    if (BlockRunner::running_kernel())
+        fatal("kernel %s%s was launched from inside a kernel: dynamic parallelism (launches from device code, "
+              "nvcc -rdc=true) is not emulated; launch it from host code",
+              name.c_str(), where(config).c_str());
     cudaError_t error = check_stream(config.stream, "kernel launch");
     if (error == cudaSuccess) error = check_configuration(config, info, name.c_str(), cooperative);
     if (error != cudaSuccess) return error;
@@ -116,36 +110,6 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     return cudaSuccess;
 }
 
-cudaError_t max_potential_block_size(int *min_grid, int *block_size, const void *func, size_t dynamic_shared,
-                                     int block_size_limit)
-{
-    if (!min_grid || !block_size)
-        return fail(cudaErrorInvalidValue, "cudaOccupancyMaxPotentialBlockSize: pass the addresses of two ints");
-    KernelInfo info = kernel_info(func);
-    int largest = block_size_limit > 0 ? std::min(block_size_limit, kMaxThreadsPerBlock) : kMaxThreadsPerBlock;
-    int best_size = 0, best_blocks = 0, best_threads = -1;
-    for (int size = largest; size > 0; size = (size - 1) / kWarpSize * kWarpSize) {
-        int blocks = active_blocks_per_multiprocessor(size, info.static_shared + dynamic_shared);
-        if (blocks * size > best_threads) {
-            best_threads = blocks * size;
-            best_size = size;
-            best_blocks = blocks;
-        }
-        if (size <= kWarpSize) break;
-    }
-    *block_size = best_size;
-    *min_grid = best_blocks * kMultiprocessorCount;
-    return cudaSuccess;
-}
-
-long long clock_ticks()
-{
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-void nanosleep_ns(unsigned int ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); }
-
 }  // namespace cudaemu
 
 using namespace cudaemu;
@@ -178,85 +142,6 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blo
                                         cudaStream_t stream)
 {
     return launch_by_address("cudaLaunchCooperativeKernel", func, gridDim, blockDim, args, sharedMem, stream, true);
-}
-
-cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
-{
-    if (!func) return fail(cudaErrorInvalidDeviceFunction, "cudaFuncSetAttribute(NULL, ...): pass the kernel");
-    KernelInfo info = kernel_info(func);
-    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value < 0 || (std::size_t)value + info.static_shared > kSharedPerBlockOptin)
-            return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize, %d): "
-                        "a block may have at most %zu bytes of shared memory in all (%zu static here)",
-                        value, kSharedPerBlockOptin, info.static_shared);
-        update_kernel_info(func, [&](KernelInfo &entry) { entry.max_dynamic_shared = value; });
-        return cudaSuccess;
-    }
-    if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
-        if (value < -1 || value > 100)
-            return fail(cudaErrorInvalidValue, "cudaFuncSetAttribute(cudaFuncAttributePreferredSharedMemoryCarveout, "
-                        "%d): a percentage from 0 to 100, or -1", value);
-        update_kernel_info(func, [&](KernelInfo &entry) { entry.preferred_carveout = value; });
-        return cudaSuccess;
-    }
-    return cudaSuccess;  // cluster attributes: accepted, nothing to emulate
-}
-
-cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
-{
-    if (!attr) return fail(cudaErrorInvalidValue, "cudaFuncGetAttributes(NULL, ...): pass a cudaFuncAttributes");
-    if (!func) return fail(cudaErrorInvalidDeviceFunction, "cudaFuncGetAttributes(..., NULL): pass the kernel");
-    KernelInfo info = kernel_info(func);
-    *attr = cudaFuncAttributes{};
-    attr->sharedSizeBytes = info.static_shared;  // known after the kernel's first launch
-    attr->maxThreadsPerBlock = kMaxThreadsPerBlock;
-    attr->numRegs = 32;
-    attr->ptxVersion = kComputeMajor * 10 + kComputeMinor;
-    attr->binaryVersion = attr->ptxVersion;
-    attr->maxDynamicSharedSizeBytes = (int)dynamic_shared_limit(info);
-    attr->preferredShmemCarveout = info.preferred_carveout;
-    return cudaSuccess;
-}
-
-cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache)
-{
-    return func ? cudaSuccess : fail(cudaErrorInvalidDeviceFunction, "cudaFuncSetCacheConfig(NULL, ...)");
-}
-
-cudaError_t cudaFuncSetSharedMemConfig(const void *func, enum cudaSharedMemConfig)
-{
-    return func ? cudaSuccess : fail(cudaErrorInvalidDeviceFunction, "cudaFuncSetSharedMemConfig(NULL, ...)");
-}
-
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
-                                                                   size_t dynamicSMemSize, unsigned int)
-{
-    if (!numBlocks) return fail(cudaErrorInvalidValue, "cudaOccupancyMaxActiveBlocksPerMultiprocessor(NULL, ...)");
-    KernelInfo info = kernel_info(func);
-    *numBlocks = active_blocks_per_multiprocessor(blockSize, info.static_shared + dynamicSMemSize);
-    return cudaSuccess;
-}
-
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
-                                                          size_t dynamicSMemSize)
-{
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
-}
-
-cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, const void *func, int numBlocks,
-                                                      int blockSize)
-{
-    if (!dynamicSmemSize) return fail(cudaErrorInvalidValue, "cudaOccupancyAvailableDynamicSMemPerBlock(NULL, ...)");
-    KernelInfo info = kernel_info(func);
-    if (numBlocks <= 0 || blockSize <= 0) {
-        *dynamicSmemSize = 0;
-        return cudaSuccess;
-    }
-    std::size_t per_block = kSharedPerMultiprocessor / (std::size_t)numBlocks;
-    per_block = per_block > kReservedSharedPerBlock ? per_block - kReservedSharedPerBlock : 0;
-    per_block = std::min(per_block, kSharedPerBlockOptin);
-    *dynamicSmemSize = per_block > info.static_shared ? per_block - info.static_shared : 0;
-    return cudaSuccess;
 }
 
 }  // extern "C"
