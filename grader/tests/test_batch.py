@@ -345,3 +345,25 @@ def test_explain_gives_the_state_and_what_to_do(tmp_path):
     failed = batch_slurm.explain("7", 3, "FAILED", "exit code 1:0", log)
     assert "exit code 1:0" in failed and failed.endswith("OSError: disk full")
     assert "state unknown" in batch_slurm.explain("7", 3, "", "", tmp_path / "none.out")
+
+
+def test_collect_gives_each_ungraded_submission_its_tasks_reason(tmp_path, monkeypatch):
+    """sacct's final states first (a cluster with accounting), else squeue's, else the task's log."""
+    students = ["ann", "ben", "cat", "dan", "eve"]
+    subs = [Submission(s, f"/subs/{s}", f"{i:064x}") for i, s in enumerate(students)]
+    plan = Plan("increment", True, ["public"], {"k": 1}, str(tmp_path), "run1", batch.chunks(subs, 2))
+    write_record(tmp_path, {**make_record(subs[0], plan.key, GRADED, "", run="run1"), "verdict": "AC"})
+    monkeypatch.setattr(batch_slurm, "accounting_states", lambda job: {0: ("TIMEOUT", "exit code 0:15")})
+    monkeypatch.setattr(batch_slurm, "queue_states", lambda job: {1: ("FAILED", "NonZeroExitCode")})
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "slurm-42_1.out").write_text("Traceback...\nOSError: No space left on device\n")
+    (tmp_path / "logs" / "slurm-42_2.out").write_text(
+        "slurmstepd: error: *** JOB 44 ON n3 CANCELLED AT 2026-11-22T18:24:39 DUE TO PREEMPTION ***\n")
+    runner = batch_slurm.SlurmRunner(plan, progress=quiet())
+    assert runner.collect("42") == (1, 4)
+    reason = {s: read_record(tmp_path, s)["reason"] for s in students}
+    assert read_record(tmp_path, "ann")["status"] == GRADED  # graded before its task timed out
+    assert reason["ben"].startswith("Slurm task 42_0: TIMEOUT") and "--time" in reason["ben"]
+    assert reason["cat"].startswith("Slurm task 42_1: FAILED") and reason["cat"].endswith("No space left on device")
+    assert reason["dan"] == reason["cat"]  # one task, one reason
+    assert reason["eve"].startswith("Slurm task 42_2: PREEMPTED")
