@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,14 +49,25 @@ def load_generator(lab: Lab):
     return module
 
 
+def make_atomically(path: Path, make) -> None:
+    """Runs make(tmp) on a temporary file of its own beside path, then renames it into place,
+    so graders making the same file at once never see or write half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    os.close(fd)
+    try:
+        make(Path(tmp))
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def _made(path: Path, want_sha: str | None, make, what: str, check: bool) -> Path:
     """Returns path, (re)making it when missing or when it does not match want_sha."""
     if path.exists() and (want_sha is None or sha256_of(path) == want_sha):
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(path.suffix + ".partial")
-    make(partial)
-    partial.replace(path)
+    make_atomically(path, make)
     if check and want_sha is not None and sha256_of(path) != want_sha:
         raise ConfigError(f"{what} does not match the SHA-256 in the manifest: the generator "
                           f"changed or the manifest is stale (python3 -m grader cases --update)")

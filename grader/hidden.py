@@ -36,7 +36,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.cases import ReadyCase, load_generator
+from grader.cases import ReadyCase, load_generator, make_atomically
 from grader.labs import Case, Compare, ConfigError, Lab
 from grader.paths import BUILD_DIR
 
@@ -152,14 +152,8 @@ def prepare_hidden(lab: Lab, case: Case, secret: Secret) -> ReadyCase:
     if case.params.get("_input"):
         input_path = folder / f"{case.name}.in"
         if not input_path.exists():
-            _make(input_path, lambda p: generator.make_input(params, p))
+            make_atomically(input_path, lambda p: generator.make_input(params, p))
     expected_path = folder / f"{case.name}.expected"
     if not expected_path.exists():
-        _make(expected_path, lambda p: generator.make_expected(params, input_path, p))
+        make_atomically(expected_path, lambda p: generator.make_expected(params, input_path, p))
     return ReadyCase(case, input_path, expected_path)
-
-
-def _make(path: Path, make) -> None:
-    partial = path.with_suffix(path.suffix + ".partial")
-    make(partial)
-    partial.replace(path)
