@@ -6,8 +6,9 @@ checkout, every file but build outputs). The student edition is the same less wh
 must not see or cannot use:
     solutions/, handouts/answers/              reference solutions, answers to the spot checks
     tests/, grader/tests/, .ci/                the kit's own suites: they grade the solutions
-    labs/*/scripts/* that name solutions/,     scripts that run or read the reference solution
-        SOL=1 or --solution                    (GPU verification, tuning the solution's kernels)
+    labs/*/scripts/*gpu_verify*                the GPU verification of the reference solution
+    labs/*/scripts/* that name solutions/      scripts that read the reference solution (tuning
+                                               its kernels, planting a bug in it)
     *.secret, secret(s)/, .labkit-secret*      an instructor's hidden-case secret, should one be
                                                committed by mistake (it belongs outside the kit)
     lab.toml [dist] instructor_only = [...]    anything else a lab names (globs, kit-relative)
@@ -45,6 +46,7 @@ STUDENT_EXCLUDES = (
     ("tests/*", "the kit's own tests (they need the solutions)"),
     ("grader/tests/*", "the kit's own tests (they need the solutions)"),
     (".ci/*", "the kit's CI"),
+    ("labs/*/scripts/*gpu_verify*", "GPU verification of the reference solution"),
     ("*.secret", "a hidden-case secret"),
     ("*/secret/*", "a hidden-case secret"),
     ("secret/*", "a hidden-case secret"),
@@ -53,7 +55,9 @@ STUDENT_EXCLUDES = (
     ("*.labkit-secret*", "a hidden-case secret"),
     (".labkit-secret*", "a hidden-case secret"),
 )
-SOLUTION_MARKERS = ("solutions/", "SOL=1", "--solution")
+# A lab script that names the solutions' folder reads a solution's source: it would leak it.
+# (One that only runs the reference build, SOL=1, stays: a student points it at their own.)
+SOLUTION_MARKERS = ("solutions/",)
 EDITION_NOTES = {
     "student": """\
 This is the student edition: the starters, the labs' harnesses, the public testcases, the
@@ -132,7 +136,7 @@ def student_exclusion(rel: str, root: Path = KIT_ROOT, extra: list[tuple[str, st
         except OSError:
             return None
         if any(marker in text for marker in SOLUTION_MARKERS):
-            return "a lab script that runs or reads the reference solution"
+            return "a lab script that reads the reference solution"
     return None
 
 

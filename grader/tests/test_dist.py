@@ -93,12 +93,13 @@ def test_exclusion_rules():
         assert dist.student_exclusion(kept) is None, kept
 
 
-def test_a_lab_script_that_runs_the_solution_is_left_out(tmp_path):
+def test_a_lab_script_that_reads_the_solution_is_left_out(tmp_path):
     script = tmp_path / "labs" / "x" / "scripts"
     script.mkdir(parents=True)
-    (script / "verify.sh").write_text("make check LAB=x SOL=1\n")
-    (script / "plot.py").write_text("print('students may run this')\n")
-    assert dist.student_exclusion("labs/x/scripts/verify.sh", root=tmp_path)
+    (script / "tune.sh").write_text("nvcc -Isolutions/x tune.cu\n")
+    (script / "plot.py").write_text("# default: build/solution/x/x (make SOL=1 x)\n")
+    assert dist.student_exclusion("labs/x/scripts/tune.sh", root=tmp_path)
+    assert dist.student_exclusion("labs/x/scripts/gpu_verify.sh", root=tmp_path)
     assert dist.student_exclusion("labs/x/scripts/plot.py", root=tmp_path) is None
 
 
