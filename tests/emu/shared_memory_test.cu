@@ -207,3 +207,41 @@ TEST(SharedMemory, StaticSizeIsReportedAfterALaunch)
     EXPECT_EQ(1024 * sizeof(int), attributes.sharedSizeBytes);
     EXPECT_EQ(48 * 1024 - 4096, attributes.maxDynamicSharedSizeBytes);
 }
+
+// The declaration forms the rewriter must read: attributes, qualifiers after the type,
+// static, pointers in shared memory, sizes from template parameters, and a type defined in
+// the declaration (left to the header's per-CPU-thread meaning, which also works).
+namespace outer {
+template <typename T, int N>
+__global__ void declaration_forms(T *__restrict__ out)
+{
+    __shared__ __align__(sizeof(T)) unsigned char raw[N * sizeof(T)];
+    extern __shared__ __align__(sizeof(T)) unsigned char dynamic_raw[];
+    T *tile = reinterpret_cast<T *>(raw);
+    float __shared__ after_type[2];
+    static __shared__ int counter;
+    __shared__ struct { int a; float b; } pair;
+    __shared__ T *pointer_in_shared;
+    if (threadIdx.x == 0) {
+        counter = 0;
+        pointer_in_shared = tile;
+        pair.a = 1;
+        after_type[1] = 2;
+        dynamic_raw[0] = 3;
+    }
+    __syncthreads();
+    atomicAdd(&counter, 1);
+    tile[threadIdx.x] = (T)threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = pointer_in_shared[N - 1] + (T)counter + (T)pair.a + (T)after_type[1] + (T)dynamic_raw[0];
+}
+}  // namespace outer
+
+TEST(SharedMemory, DeclarationFormsStudentsWrite)
+{
+    DeviceArray<double> out(6);
+    outer::declaration_forms<double, 32><<<6, 32, 16>>>(out.get());
+    ASSERT_CUDA_OK(cudaGetLastError());
+    for (double v : out.host()) EXPECT_EQ(31.0 + 32 + 1 + 2 + 3, v);
+}

@@ -155,6 +155,9 @@ def shared_edits(text, tokens, in_code):
         if last < 0:
             raise SharedError(token.line, "__shared__ declaration without a ';'")
         declaration = tokens[first:last]
+        if any(t.text in ("struct", "class", "union", "enum") for t in declaration) and any(
+                t.text == "{" for t in declaration):
+            continue  # a type defined in the declaration: left to the header's meaning
         if any(t.text == "extern" for t in declaration):
             replacement = _dynamic_replacement(declaration, in_code[index])
         elif in_code[index]:
