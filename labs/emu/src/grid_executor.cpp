@@ -6,10 +6,12 @@
 #include <deque>
 #include <mutex>
 #include <numeric>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "block_runner.h"
+#include "diagnostics.h"
 #include "settings.h"
 
 namespace cudaemu {
@@ -136,7 +138,17 @@ void execute_cooperative_grid(GridRun &grid)
     };
     std::vector<std::thread> threads;
     threads.reserve(blocks - 1);
-    for (std::uint64_t linear = 1; linear < blocks; ++linear) threads.emplace_back(run_one, linear);
+    for (std::uint64_t linear = 1; linear < blocks; ++linear) {
+        try {
+            threads.emplace_back(run_one, linear);
+        } catch (const std::system_error &error) {
+            // The blocks already started would wait at the grid barrier for this one forever.
+            fatal("cooperative launch of %s: the emulator runs each of its %llu blocks on a CPU thread of its own "
+                  "and could not start thread %llu (%s); a limit on processes or threads is too low for this "
+                  "grid (the grader's: see lab.toml [limits] processes), or use fewer, larger blocks",
+                  grid.kernel_name, (unsigned long long)blocks, (unsigned long long)linear, error.what());
+        }
+    }
     run_one(0);
     for (std::thread &thread : threads) thread.join();
     grid.grid_barrier = nullptr;
