@@ -251,8 +251,24 @@ class Grader:
             self._apply_timing(result, outcome, reference.get(case.name))
         return result
 
+    def _apply_margins(self, result: CaseResult) -> bool:
+        """lab.toml's [margins]: a figure the program reports must not pass its cap (matmul:
+        the tiled kernel's time over the naive one's, both timed in the same run). True if SLOW."""
+        for figure, most in self.lab.margins.items():
+            value = result.figures.get(figure)
+            if isinstance(value, (int, float)) and value > most:
+                result.verdict = SLOW
+                result.reason = f"correct but slow: {figure} is {value:.3f}, over the {most:g} that lab.toml's [margins] allows"
+                result.points = result.max_points * self.lab.timing.slow_credit
+                return True
+            if isinstance(value, (int, float)):
+                result.timing_note = f"{figure} {value:.3f} within the margin {most:g}"
+        return False
+
     def _apply_timing(self, result: CaseResult, outcome: RunOutcome, reference_value: float | None) -> None:
         timing = self.lab.timing
+        if not self.emu and self._apply_margins(result):
+            return
         skipped = ("timing threshold skipped: CPU emulation (EMU=1)" if self.emu else
                    "the reference solution: no threshold against itself" if self.source.name == "solution"
                    else "" if timing.slow_factor <= 0 else None)

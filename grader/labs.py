@@ -57,6 +57,8 @@ class Lab:
     cases: tuple[Case, ...]
     bench: tuple[tuple[str, ...], ...]  # argument lists run by `make bench`, program first
     build: dict
+    # figure -> the most a timed case may report, e.g. matmul's time_vs_baseline (tiled over naive)
+    margins: dict = field(default_factory=dict)
 
     @property
     def testcases_dir(self) -> Path:
@@ -99,12 +101,20 @@ def _case(raw: dict, where: str, lab_compare: Compare) -> Case:
         raise ConfigError(f"{where}: case {raw.get('name', '?')!r} is malformed ({e})") from None
 
 
+def _table(kind, config: dict, name: str, lab_id: str):
+    """A lab.toml table as its dataclass; an unknown key is a ConfigError naming it."""
+    try:
+        return kind(**config.get(name, {}))
+    except TypeError as e:
+        raise ConfigError(f"labs/{lab_id}/lab.toml: [{name}] {e}") from None
+
+
 def load_lab(lab_id: str) -> Lab:
     if lab_id not in lab_ids():
         raise ConfigError(f"no lab named {lab_id!r}; the labs are: {', '.join(lab_ids())}")
     config = _read_toml(LABS_DIR / lab_id / "lab.toml")
-    compare = Compare(**config.get("compare", {}))
-    timing = Timing(**config.get("timing", {}))
+    compare = _table(Compare, config, "compare", lab_id)
+    timing = _table(Timing, config, "timing", lab_id)
     cases_path = TESTCASES_DIR / lab_id / "cases.toml"
     raw_cases = _read_toml(cases_path).get("case", [])
     cases = tuple(_case(raw, str(cases_path), compare) for raw in raw_cases)
@@ -129,4 +139,5 @@ def load_lab(lab_id: str) -> Lab:
         cases=cases,
         bench=tuple(tuple(str(a) for a in run) for run in config.get("bench", {}).get("runs", [])),
         build=config.get("build", {}),
+        margins={name: float(most) for name, most in config.get("margins", {}).items()},
     )

@@ -102,3 +102,26 @@ def test_timing_is_skipped_and_said_under_emulation(fake_program, expected_file,
     result = grader._grade_case(grader.cases[0], fake_program, {}, Report("fake", "sub-x", True, []))
     assert result.verdict == AC
     assert result.timing_note == "timing threshold skipped: CPU emulation (EMU=1)"
+
+
+@pytest.mark.parametrize("ratio, verdict, points", [(0.66, AC, 10.0), (0.95, SLOW, 5.0)])
+def test_margins_cap_a_reported_figure(ratio, verdict, points, tmp_path):
+    from dataclasses import replace
+    from grader.verdict import CaseResult
+    lab = replace(fake_lab([fake_case(timed=True)]), margins={"time_vs_baseline": 0.8})
+    grader = Grader(lab, Source("sub-x", tmp_path), emu=False, sandbox="off", log=lambda *_: None)
+    result = CaseResult("c1", AC, "correct", 10.0, 10.0, figures={"time_vs_baseline": ratio})
+    grader._apply_margins(result)
+    assert (result.verdict, result.points) == (verdict, points)
+    if verdict == SLOW:
+        assert result.reason == "correct but slow: time_vs_baseline is 0.950, over the 0.8 that lab.toml's [margins] allows"
+
+
+def test_unknown_timing_key_is_a_config_error(tmp_path, monkeypatch):
+    from grader import labs
+    lab_dir = tmp_path / "labs" / "x"
+    lab_dir.mkdir(parents=True)
+    (lab_dir / "lab.toml").write_text("[timing]\nslow_factr = 2\n")
+    monkeypatch.setattr(labs, "LABS_DIR", tmp_path / "labs")
+    with pytest.raises(labs.ConfigError, match=r"\[timing\].*slow_factr"):
+        labs.load_lab("x")
