@@ -65,6 +65,8 @@ endif
 NVCCFLAGS ?= -O3 -lineinfo
 ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) -Xcompiler -Wall -Ilabs/common $(LAB_INCLUDE)
 
+# Goals that build without nvcc (plain C or host C++); emu.mk and labs/<lab>/lab.mk add theirs.
+HOST_GOALS := emu-bench
 include labs/emu/emu.mk
 ALL_EMUFLAGS = $(EMU_CXXFLAGS) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
 
@@ -76,7 +78,6 @@ include build/labs.mk
 
 # A lab may add its own targets (tools, generators) in labs/<lab>/lab.mk, e.g. `make cycleProgs`
 # of the fw lab; the goals it adds to HOST_GOALS are plain C and build without nvcc.
-HOST_GOALS :=
 include $(wildcard labs/*/lab.mk)
 
 # ---- compiling ---------------------------------------------------------------------------

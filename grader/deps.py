@@ -18,6 +18,7 @@ DEBIAN = {
     "pandoc": "/usr/bin/pandoc",  # make handouts
     "graphviz": "/usr/bin/dot",  # make figures
     "bubblewrap": "/usr/bin/bwrap",  # the grader's sandbox (grader/sandbox.py)
+    "libboost-context-dev": "/usr/include/boost/context/detail/fcontext.hpp",  # EMU=1's fibers
 }
 PYPI = {"pytest": "pytest"}  # pip name -> module name
 
