@@ -13,7 +13,9 @@
 //       appended to the next frontier with one atomicAdd a warp;
 //     - bottom-up (expand_bottom_up, Beamer et al., "Direction-optimizing BFS", SC'12): when the
 //       frontier holds much of the graph's remaining edges, each unvisited vertex looks for any
-//       neighbour in the frontier and stops at the first, skipping most edges.
+//       neighbour in the frontier and stops at the first, skipping most edges. The frontier is
+//       then a bitmap, one bit a vertex (512 KB for 4M vertices: it stays in cache), and the
+//       counts go to device memory once a block, not once a warp.
 //
 // Knobs for exploring (environment variables, read by bfs_prepare):
 //   BFS_DIRECTION=top-down|bottom-up   always that direction (default: switch as Beamer et al.)
@@ -28,10 +30,11 @@
 #include "host_timer.h"
 
 #define BLOCK_SIZE 256
+#define BOTTOM_UP_BLOCKS_PER_SM 8  // bottom-up: a full machine of warps, looping over the vertices
 #define SCAN_TILE 1024        // a scan block's elements, one per thread
 #define EDGES_PER_THREAD 4    // top-down: consecutive frontier edges a thread handles
 #define SMALL_THREADS 1024    // the one-block kernel's threads ...
-#define SMALL_ITEMS 4         // ... and frontier vertices per thread there
+#define SMALL_ITEMS 8         // ... and frontier vertices per thread there
 #define SMALL_MAX_COUNT (SMALL_THREADS * SMALL_ITEMS)
 #define SMALL_MAX_EDGES (16 * SMALL_THREADS)
 #define ALPHA 14              // go bottom-up when the frontier's edges > unexplored edges / ALPHA
@@ -48,6 +51,7 @@ struct Status {
     int levels;            // one-block kernel: levels it expanded
     int depth;             // one-block kernel: depth of the frontier it leaves
     int queue;             // one-block kernel: which queue holds that frontier
+    unsigned queued;       // bits_to_queue: vertices written to the queue so far
 };
 
 struct BfsGraph {
@@ -59,6 +63,9 @@ struct BfsGraph {
     int *queue[2];             // the frontier and the next one, n entries each
     unsigned *edge_end;        // top-down: inclusive scan of the frontier's degrees (n entries)
     unsigned *scan_scratch;    // the scan's tile totals, level after level
+    unsigned *frontier_bits[2];  // bottom-up: the frontier, bit v%32 of word v/32, and the next one
+    unsigned bit_words;        // (n + 31) / 32
+    int bottom_up_blocks;
     Status *status;            // device
     Status *status_host;       // pinned host memory, so the copy back is one small DMA
     int direction, use_small, trace;
@@ -246,25 +253,88 @@ __global__ void expand_top_down(const int *frontier, unsigned count, const unsig
     }
 }
 
-// Bottom-up: each unvisited vertex looks for a neighbour at frontier_depth and stops at the
-// first. A vertex found here gets frontier_depth + 1, which no other thread is looking for.
-__global__ void expand_bottom_up(int n, const unsigned *row_start, const int *adjacency, int *depth,
-                                 int frontier_depth, int *next_frontier, Status *status)
+// Bottom-up: each unvisited vertex looks for a neighbour in the frontier (a bit set in
+// frontier_bits) and stops at the first. A vertex found here gets frontier_depth + 1. Each warp
+// takes 32 consecutive vertices, one word of the bitmaps, so the ballot of the vertices it
+// found is the next frontier's word as it stands: a plain store, no atomics. The counts are
+// summed in the block and added to the Status once a block: with a warp's atomics all on one
+// address, they would queue up behind each other.
+__global__ void expand_bottom_up(int n, unsigned words, const unsigned *row_start, const int *adjacency,
+                                 int *depth, int frontier_depth, const unsigned *frontier_bits,
+                                 unsigned *next_bits, Status *status)
 {
-    int v = blockIdx.x * blockDim.x + threadIdx.x;
-    int found = -1;
-    if (v < n && depth[v] == -1) {
-        unsigned end = row_start[v + 1];
-        for (unsigned p = row_start[v]; p < end; ++p) {
-            if (depth[adjacency[p]] == frontier_depth) {
-                found = v;
-                break;
+    __shared__ unsigned block_count, block_edges;
+    if (threadIdx.x == 0)
+        block_count = block_edges = 0;
+    __syncthreads();
+    unsigned lane = threadIdx.x & 31;
+    unsigned warps = gridDim.x * (blockDim.x / 32);
+    unsigned count = 0, edges = 0;
+    for (unsigned word = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; word < words; word += warps) {
+        int v = (int)(word * 32 + lane);
+        bool found = false;
+        if (v < n && depth[v] == -1) {
+            unsigned begin = row_start[v], end = row_start[v + 1];
+            for (unsigned p = begin; p < end; ++p) {
+                int w = adjacency[p];
+                if (frontier_bits[w >> 5] & (1u << (w & 31))) {
+                    found = true;
+                    break;
+                }
+            }
+            if (found) {
+                depth[v] = frontier_depth + 1;
+                edges += end - begin;
             }
         }
+        unsigned ballot = __ballot_sync(FULL_MASK, found);
+        if (lane == 0) {
+            next_bits[word] = ballot;
+            count += __popc(ballot);
+        }
     }
-    if (found >= 0)
-        depth[v] = frontier_depth + 1;
-    append_found(found, row_start, next_frontier, status);
+    for (int offset = 16; offset > 0; offset >>= 1)
+        edges += __shfl_xor_sync(FULL_MASK, edges, offset);
+    if (lane == 0 && (count || edges)) {
+        atomicAdd(&block_count, count);
+        atomicAdd(&block_edges, edges);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && block_count) {
+        atomicAdd(&status->next_count, block_count);
+        atomicAdd(&status->next_edges, block_edges);
+    }
+}
+
+// The frontier from the queue into the bitmap (zeroed before), for a first bottom-up step.
+__global__ void queue_to_bits(const int *frontier, unsigned count, unsigned *bits)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) {
+        int v = frontier[i];
+        atomicOr(&bits[v >> 5], 1u << (v & 31));
+    }
+}
+
+// The frontier from the bitmap into a queue, for a top-down step after bottom-up ones: one
+// thread a word; a warp scan of the words' bit counts gives each its slots, one atomicAdd a warp.
+__global__ void bits_to_queue(const unsigned *bits, unsigned words, int *frontier, Status *status)
+{
+    unsigned index = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned word = index < words ? bits[index] : 0;
+    unsigned lane = threadIdx.x & 31;
+    unsigned ones = __popc(word), upto = ones;
+    for (int d = 1; d < 32; d <<= 1) {
+        unsigned y = __shfl_up_sync(FULL_MASK, upto, d);
+        if (lane >= (unsigned)d)
+            upto += y;
+    }
+    unsigned base = 0;
+    if (lane == 31 && upto > 0)
+        base = atomicAdd(&status->queued, upto);
+    unsigned slot = __shfl_sync(FULL_MASK, base, 31) + upto - ones;
+    for (; word; word &= word - 1)
+        frontier[slot++] = (int)(index * 32 + __ffs(word) - 1);
 }
 
 // One block, many levels: expands the frontier in queues[queue] (count <= SMALL_MAX_COUNT
@@ -390,6 +460,16 @@ BfsGraph *bfs_prepare(int n, int m, const int *edges)
     CUDA_CHECK(cudaMalloc((void **)&g->depth, (size_t)n * sizeof(int)));
     CUDA_CHECK(cudaMalloc((void **)&g->queue[0], (size_t)n * sizeof(int)));
     CUDA_CHECK(cudaMalloc((void **)&g->queue[1], (size_t)n * sizeof(int)));
+    g->bit_words = (unsigned)(((size_t)n + 31) / 32);
+    CUDA_CHECK(cudaMalloc((void **)&g->frontier_bits[0], g->bit_words * sizeof(unsigned)));
+    CUDA_CHECK(cudaMalloc((void **)&g->frontier_bits[1], g->bit_words * sizeof(unsigned)));
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    unsigned bottom_up_blocks = blocks_for(g->bit_words, BLOCK_SIZE / 32);
+    g->bottom_up_blocks = (int)(bottom_up_blocks < (unsigned)(sms * BOTTOM_UP_BLOCKS_PER_SM)
+                                    ? bottom_up_blocks : (unsigned)(sms * BOTTOM_UP_BLOCKS_PER_SM));
+    if (g->bottom_up_blocks < 1)
+        g->bottom_up_blocks = 1;
     CUDA_CHECK(cudaMalloc((void **)&g->status, sizeof(Status)));
     CUDA_CHECK(cudaMallocHost((void **)&g->status_host, sizeof(Status)));
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -415,6 +495,7 @@ int bfs_search(BfsGraph *g, int source)
     unsigned edges = source_rows[1] - source_rows[0];   // ... and the sum of their degrees
     unsigned long long unexplored = g->adjacency_count - edges;  // degrees of unvisited vertices
     int depth = 0, queue = 0, iterations = 0, bottom_up = g->direction == BOTTOM_UP_ONLY;
+    int in_bits = 0, bits = 0;  // the frontier is in g->queue[queue], or (in_bits) in g->frontier_bits[bits]
     unsigned previous_count = 0;
     HostTimer clock;
     while (count > 0) {
@@ -429,6 +510,13 @@ int bfs_search(BfsGraph *g, int source)
                 bottom_up = 0;
         }
         previous_count = count;
+        if (!bottom_up && in_bits) {  // top-down steps read the frontier from a queue
+            CUDA_CHECK(cudaMemsetAsync(g->status, 0, sizeof(Status), 0));
+            bits_to_queue<<<blocks_for(g->bit_words, BLOCK_SIZE), BLOCK_SIZE>>>(g->frontier_bits[bits], g->bit_words,
+                                                                                g->queue[queue], g->status);
+            CUDA_CHECK_LAUNCH();
+            in_bits = 0;
+        }
         if (!bottom_up && g->use_small && count <= SMALL_MAX_COUNT && edges <= SMALL_MAX_EDGES) {
             kind = "one block";
             expand_small_frontiers<<<1, SMALL_THREADS>>>(g->row_start, g->adjacency, g->depth, g->queue[0],
@@ -445,9 +533,18 @@ int bfs_search(BfsGraph *g, int source)
             CUDA_CHECK(cudaMemsetAsync(g->status, 0, sizeof(Status), 0));
             if (bottom_up) {
                 kind = "bottom-up";
-                expand_bottom_up<<<blocks_for(g->n, BLOCK_SIZE), BLOCK_SIZE>>>(
-                    g->n, g->row_start, g->adjacency, g->depth, depth, g->queue[queue ^ 1], g->status);
+                if (!in_bits) {  // bottom-up steps read the frontier from a bitmap
+                    CUDA_CHECK(cudaMemsetAsync(g->frontier_bits[bits], 0, g->bit_words * sizeof(unsigned), 0));
+                    queue_to_bits<<<blocks_for(count, BLOCK_SIZE), BLOCK_SIZE>>>(g->queue[queue], count,
+                                                                                 g->frontier_bits[bits]);
+                    CUDA_CHECK_LAUNCH();
+                    in_bits = 1;
+                }
+                expand_bottom_up<<<g->bottom_up_blocks, BLOCK_SIZE>>>(
+                    g->n, g->bit_words, g->row_start, g->adjacency, g->depth, depth, g->frontier_bits[bits],
+                    g->frontier_bits[bits ^ 1], g->status);
                 CUDA_CHECK_LAUNCH();
+                bits ^= 1;
             } else {
                 kind = "top-down";
                 scan_inclusive(g->edge_end, count, g->scan_scratch, g->queue[queue], g->row_start);
@@ -457,11 +554,11 @@ int bfs_search(BfsGraph *g, int source)
                         depth + 1, g->queue[queue ^ 1], g->status);
                     CUDA_CHECK_LAUNCH();
                 }
+                queue ^= 1;
             }
             Status s = read_status(g);
             iterations += 1;
             depth += 1;
-            queue ^= 1;
             count = s.next_count;
             edges = s.next_edges;
             unexplored -= s.next_edges;
@@ -487,6 +584,8 @@ void bfs_release(BfsGraph *g)
     CUDA_CHECK(cudaFree(g->queue[1]));
     CUDA_CHECK(cudaFree(g->edge_end));
     CUDA_CHECK(cudaFree(g->scan_scratch));
+    CUDA_CHECK(cudaFree(g->frontier_bits[0]));
+    CUDA_CHECK(cudaFree(g->frontier_bits[1]));
     CUDA_CHECK(cudaFree(g->status));
     CUDA_CHECK(cudaFreeHost(g->status_host));
     free(g);
