@@ -72,8 +72,8 @@ static int owner_of(const Gpus *s, int block_row)
     return g;
 }
 
-static size_t block_row_offset(const Gpus *s, int block_row) { return (size_t)block_row * BLOCK * s->n_padded; }
-static size_t block_row_bytes(const Gpus *s) { return (size_t)BLOCK * s->n_padded * sizeof(int); }
+static inline size_t block_row_offset(const Gpus *s, int block_row) { return (size_t)block_row * BLOCK * s->n_padded; }
+static inline size_t block_row_bytes(const Gpus *s) { return (size_t)BLOCK * s->n_padded * sizeof(int); }
 
 // The owner `me` sends block row `round` to every other GPU. Called only by the owner, whose
 // phase 3 of round - 1 (queued before these copies on its stream) made that row final.
