@@ -153,8 +153,14 @@ def test_a_secret_file_under_a_visible_folder_is_hidden(hostile, expected_file, 
 
 def test_clean_env_keeps_only_what_a_program_needs():
     env = clean_env({"PATH": "/bin", "LABKIT_SECRET": "x", "LABKIT_SECRET_FILE": "/s", "CUDA_VISIBLE_DEVICES": "1",
-                     "AWS_SECRET_ACCESS_KEY": "k", "HOME": "/root"}, LABKIT_RESULT="/w/r.json")
-    assert env == {"PATH": "/bin", "CUDA_VISIBLE_DEVICES": "1", "HOME": "/tmp", "LABKIT_RESULT": "/w/r.json"}
+                     "AWS_SECRET_ACCESS_KEY": "k", "HOME": "/root", "EMU_SCHEDULE": "random:3"},
+                    LABKIT_RESULT="/w/r.json")
+    assert env == {"PATH": "/bin", "CUDA_VISIBLE_DEVICES": "1", "EMU_SCHEDULE": "random:3", "HOME": "/tmp",
+                   "ASAN_OPTIONS": "detect_leaks=0", "LABKIT_RESULT": "/w/r.json"}
+
+
+def test_clean_env_keeps_asan_options_given():
+    assert clean_env({"ASAN_OPTIONS": "detect_leaks=1"})["ASAN_OPTIONS"] == "detect_leaks=1"
 
 
 def test_no_bwrap_means_off_with_a_reason_and_require_refuses(monkeypatch):
