@@ -37,7 +37,8 @@ def test_make_handouts_renders_every_handout(tmp_path):
     for page in rendered:
         html = page.read_text()
         assert "<title>" in html and "</html>" in html
-        assert not re.search(r'href="[^":#]+\.md[#"]', html), f"{page.name} links a .md file"
+        for href in re.findall(r'href="([^":#"]+\.md)[#"]', html):  # a handout's .md: rewritten
+            assert not (page.parent / href).resolve().is_relative_to(out.resolve()), f"{page.name} links {href}"
 
 
 def test_links_are_rewritten_for_the_rendered_copy(tmp_path):
@@ -60,6 +61,15 @@ def test_every_link_leads_somewhere(source):
         path = local_path(source, target)
         assert path.exists(), f"{source.name} links {target}, which does not exist"
         assert path.is_relative_to(KIT_ROOT), f"{source.name} links {target}, outside the kit"
+        anchor = target.partition("#")[2]
+        if anchor and path.suffix == ".md":
+            assert anchor in header_ids(path), f"{source.name} links {target}: {path.name} has no such heading"
+
+
+def header_ids(source) -> set[str]:
+    found = set()
+    handouts._walk(read_ast(source), lambda el: found.add(el["c"][1][0]) if el["t"] == "Header" else None)
+    return found
 
 
 def test_the_course_page_links_every_lab():
@@ -80,6 +90,13 @@ def test_lab_handout_has_the_course_sections_in_order(lab):
         assert at, f"{lab}.md has no '## {section}' section (its sections: {found})"
         positions.append(at[0])
     assert positions == sorted(positions), f"{lab}.md: sections out of the course's order {LAB_SECTIONS}"
+
+
+@pytest.mark.parametrize("lab", lab_ids())
+def test_lab_handout_says_how_to_run_without_a_gpu_and_on_a_cluster(lab):
+    targets = {t for kind, t in link_targets(read_ast(HANDOUTS_DIR / f"{lab}.md")) if kind == "Link"}
+    assert "emulation.md" in targets, f"{lab}.md does not link emulation.md (No GPU? Use EMU=1)"
+    assert "index.md#on-a-cluster" in targets, f"{lab}.md does not link index.md#on-a-cluster"
 
 
 @pytest.mark.parametrize("lab", lab_ids())
