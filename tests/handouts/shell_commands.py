@@ -42,7 +42,7 @@ INLINE_PREFIXES = ("make ", "python3 -m grader")
 ASSIGNMENT = re.compile(r"^([A-Z_][A-Z0-9_]*)=(.*)$", re.S)
 PLACEHOLDER = re.compile(r"<[^<>]+>")
 REDIRECTION = re.compile(r"(?<=\s)\d*(>>|>|<)(&\d+|\s*[^\s<>]+)(?=\s|$)")  # > out, 2>&1, < in
-PROGRAM_RUN_TIMEOUT_S = 4
+PROGRAM_RUN_TIMEOUT_S = 2
 RUN_TIMEOUT_S = 240
 # Exit codes a program may give for a command a handout shows: 0 right, 1 wrong (the harness's
 # own check), 3 a CUDA error (an exploration may show a bad launch on purpose). Never 2: usage.
