@@ -37,7 +37,9 @@ from grader.paths import BUILD_DIR, KIT_ROOT
 
 DEFAULT_OUT = BUILD_DIR / "dist"
 EDITIONS = ("student", "instructor")
-NOT_KIT = ("build/", ".git/", ".pytest_cache/", "__pycache__/")  # outside git: never packed
+# Outside git, never packed: build outputs, caches, and what pack() itself adds to an edition
+# (so that an edition can be packed again from an unpacked one).
+NOT_KIT = ("build/", ".git/", ".pytest_cache/", "__pycache__/", "handouts/html/", "EDITION.md")
 
 # (glob on the kit-relative path, why a student edition leaves it out)
 STUDENT_EXCLUDES = (
@@ -91,7 +93,7 @@ def kit_files(root: Path = KIT_ROOT) -> list[str]:
     for path in root.rglob("*"):
         rel = path.relative_to(root).as_posix()
         if path.is_file() and not path.is_symlink() and not any(
-                rel.startswith(p) or f"/{p}" in f"/{rel}" for p in NOT_KIT) \
+                rel.startswith(p) or (p.endswith("/") and f"/{p}" in f"/{rel}") for p in NOT_KIT) \
                 and not rel.endswith("-submission.tar.gz"):
             files.append(rel)
     return sorted(files)

@@ -186,3 +186,21 @@ def test_make_check_runs_in_the_student_edition(unpacked_student_kit, lab):
         line = next((l for l in proc.stdout.splitlines() if l.startswith(case.name + " ")), "")
         verdict = line.split()[1] if len(line.split()) > 1 else ""
         assert verdict in ("AC", "WA", "RE", "TLE", "SLOW"), f"{case.name}: {line or 'no line'}"
+
+
+def test_an_unpacked_edition_packs_again(tmp_path):
+    """Outside git (an instructor's unpacked edition) the kit is every file but build outputs
+    and what packing adds, so packing it again gives no duplicate entries."""
+    tarball = dist.pack("instructor", tmp_path / "a", html=False, log=lambda *_: None)
+    with tarfile.open(tarball) as tar:
+        tar.extractall(tmp_path / "kit", **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    root = tmp_path / "kit" / "cuda-lab-kit-instructor"
+    (root / "handouts" / "html").mkdir()
+    (root / "handouts" / "html" / "index.html").write_text("rendered\n")
+    (root / "build").mkdir()
+    (root / "build" / "x.o").write_text("object\n")
+    files = dist.kit_files(root)
+    assert "EDITION.md" not in files and not [f for f in files if f.startswith(("build/", "handouts/html/"))]
+    assert set(files) == set(members(tarball)) - {"EDITION.md"}
+    student, left_out = dist.edition_files("student", root)
+    assert not [f for f in student if f.startswith("solutions/")] and left_out
