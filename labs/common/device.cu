@@ -31,6 +31,20 @@ bool is_emulated(const cudaDeviceProp &prop)
     return std::strstr(prop.name, "emulation") != nullptr;
 }
 
+double median_copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, int runs)
+{
+    std::vector<float> times;
+    GpuTimer timer;
+    for (int run = 0; run < runs; ++run) {
+        timer.start();
+        CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
+        timer.stop();
+        times.push_back(timer.ms());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
 double copy_ceiling_gbps(size_t bytes, int runs)
 {
     void *src = nullptr, *dst = nullptr;
@@ -38,17 +52,8 @@ double copy_ceiling_gbps(size_t bytes, int runs)
     CUDA_CHECK(cudaMalloc(&dst, bytes));
     CUDA_CHECK(cudaMemset(src, 1, bytes));
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));  // warm-up
-    std::vector<float> times;
-    GpuTimer timer;
-    for (int run = 0; run < runs; ++run) {
-        timer.start();
-        CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
-        timer.stop();
-        times.push_back(timer.ms());
-    }
+    double median_ms = median_copy_ms(dst, src, bytes, cudaMemcpyDeviceToDevice, runs);
     CUDA_CHECK(cudaFree(src));
     CUDA_CHECK(cudaFree(dst));
-    std::sort(times.begin(), times.end());
-    double median_ms = times[times.size() / 2];
     return 2.0 * bytes / (median_ms * 1e6);
 }

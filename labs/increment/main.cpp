@@ -151,21 +151,6 @@ static int sweep(int n, int block_size)
     return LAB_EXIT_OK;
 }
 
-// Median time of `runs` copies of `bytes` in one direction.
-static double median_copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, int runs)
-{
-    std::vector<double> times;
-    GpuTimer timer;
-    for (int run = 0; run < runs; ++run) {
-        timer.start();
-        CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
-        timer.stop();
-        times.push_back(timer.ms());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
 static int transfer(int n, LabResult &result)
 {
     size_t bytes = sizeof(float) * static_cast<size_t>(n);
