@@ -306,8 +306,14 @@ void apsp_solve(int *dist, int n, ApspTimes *times)
         }
         CUDA_CHECK(cudaSetDevice(me));
         for (int h = 0; h < s.gpus; ++h)
-            if (s.peer[me][h])
-                CUDA_CHECK(cudaDeviceEnablePeerAccess(h, 0));
+            if (s.peer[me][h]) {
+                // An earlier solve in this process (a benchmark's warm-up) may have enabled it.
+                cudaError_t err = cudaDeviceEnablePeerAccess(h, 0);
+                if (err == cudaErrorPeerAccessAlreadyEnabled)
+                    cudaGetLastError();  // clear it: not an error here
+                else
+                    CUDA_CHECK(err);
+            }
         CUDA_CHECK(cudaMalloc((void **)&s.dist_dev[me], (size_t)s.n_padded * s.n_padded * sizeof(int)));
         GpuTimer exchange;
         #pragma omp barrier

@@ -57,3 +57,11 @@ def test_bench_modes_run_small(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "whole program, n = 100, m = 400, I/O included" in result.stdout
     assert list(tmp_path.iterdir()) == []  # the generated files are removed
+
+
+def test_multigpu_solves_twice_in_one_process():
+    """A benchmark solves more than once; peer access enabled by the first solve is no error."""
+    multigpu = lab_program("apsp", "multigpu")
+    result = run([multigpu, "--bench", "130", "--reps", "2"], env={**os.environ, "CUDA_EMU_DEVICES": "2"})
+    assert result.returncode == 0, result.stderr
+    assert "distance updates/s" in result.stdout
