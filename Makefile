@@ -235,4 +235,6 @@ help:
 	@echo "  ARCH=sm_90               GPU architecture (found from nvidia-smi when there is a GPU)"
 	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags"
 	@echo "  GRADER_ARGS='...'        extra options for the grader (python3 -m grader check --help)"
+	@echo "Labs' own targets (labs/<lab>/lab.mk): $(filter-out emu-bench,$(HOST_GOALS))"
+	@echo "Emulator benchmark: make emu-bench"
 	@echo "Now: ARCH=$(or $(ARCH),default) NVCC=$(NVCC) BUILD=$(BUILD)"
