@@ -124,7 +124,7 @@ $(1): $$($(1)_BINS)
 # The #line makes compiler errors and LAB_TODO messages name the student's own .c file.
 $(BUILD)/$(1)/%.cu: $$($(1)_SRC_DIR)/%.c
 	@mkdir -p $$(@D)
-	{ echo '#line 1 "$$<"'; cat $$<; } > $$@
+	{ echo '#line 1 "$$(patsubst $(CURDIR)/%,%,$$(abspath $$<))"'; cat $$<; } > $$@
 $(BUILD)/$(1)/%.cu:
 	@echo "error: $$($(1)_SRC_DIR)/$$*.c is missing: lab $(1) needs $$(addsuffix .c,$$($(1)_PROGRAMS))" >&2
 	@false
