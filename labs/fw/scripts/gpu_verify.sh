@@ -45,7 +45,7 @@ for s in $STAGES; do
                 run_logged versions.log $FW --random "$1" --seed "$2" --version "$v" --check
             done
         done
-        for n in 300 1000 2048; do
+        for n in 300 1000 2048 4096; do
             echo "--- n=$n version cpu"
             run_logged versions.log $FW --random "$n" --seed 42 --version cpu --check
         done
