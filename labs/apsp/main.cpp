@@ -31,6 +31,7 @@
 #include "device.h"
 #include "graph_io.h"
 #include "lab_error.h"
+#include "median.h"
 #include "random_graph.h"
 #include "result.h"
 
@@ -113,12 +114,6 @@ static std::string rate_text(double per_s)
     else
         std::snprintf(text, sizeof text, "%.3g", per_s);
     return text;
-}
-
-static double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
 }
 
 // Compute time of the student's apsp_solve on a seeded random graph (a directed cycle through

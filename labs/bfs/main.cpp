@@ -23,6 +23,7 @@
 #include "graph_gen.h"
 #include "host_timer.h"
 #include "lab_error.h"
+#include "median.h"
 #include "result.h"
 
 static const char *kUsage =
@@ -42,12 +43,6 @@ struct Timings {
     double cold_bfs_ms = 0;    // one cold BFS end to end: prepare + first search + copy back
     double total_ms = 0;       // everything: prepare, every search, copy back, release
 };
-
-static double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
 
 // One pass through the program's functions: prepare, a cold search, `runs` timed searches.
 static Timings run_program_code(const EdgeList &graph, int32_t source, int runs, std::vector<int32_t> &depth)

@@ -1,6 +1,5 @@
 #include "device.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +7,7 @@
 
 #include "cuda_check.h"
 #include "gpu_timer.h"
+#include "median.h"
 
 cudaDeviceProp require_gpu(const char *program)
 {
@@ -33,7 +33,7 @@ bool is_emulated(const cudaDeviceProp &prop)
 
 double median_copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind, int runs)
 {
-    std::vector<float> times;
+    std::vector<double> times;
     GpuTimer timer;
     for (int run = 0; run < runs; ++run) {
         timer.start();
@@ -41,8 +41,7 @@ double median_copy_ms(void *dst, const void *src, size_t bytes, cudaMemcpyKind k
         timer.stop();
         times.push_back(timer.ms());
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    return median(times);
 }
 
 double copy_ceiling_gbps(size_t bytes, int runs)

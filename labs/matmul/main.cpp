@@ -26,6 +26,7 @@
 #include "host_timer.h"
 #include "lab_error.h"
 #include "matmul.h"
+#include "median.h"
 #include "reference.h"
 #include "result.h"
 #include "seeded.h"
@@ -185,9 +186,7 @@ static Timing time_runs(Run run, int reps)
         CUDA_CHECK(cudaDeviceSynchronize());
         host_times.push_back(host.ms());
     }
-    std::sort(times.begin(), times.end());
-    std::sort(host_times.begin(), host_times.end());
-    return Timing{times[times.size() / 2], host_times[host_times.size() / 2], reps};
+    return Timing{median(times), median(host_times), reps};
 }
 
 // ---- one checked run -----------------------------------------------------------------------
