@@ -36,7 +36,7 @@ from pathlib import Path
 from grader import KIT_VERSION, hidden
 from grader import report as reports
 from grader.build import build_lab
-from grader.cases import prepare
+from grader.cases import prepare, sha256_of
 from grader.gpu import has_gpu
 from grader.grade import Grader, Source, build_dir_for
 from grader.hidden import Secret
@@ -77,12 +77,9 @@ def student_id(entry: Path) -> str:
 
 def submission_sha256(path: Path) -> str:
     """A tarball's bytes, or a folder's files (names and contents, in a fixed order)."""
-    digest = hashlib.sha256()
     if path.is_file():
-        with path.open("rb") as f:
-            while block := f.read(1 << 20):
-                digest.update(block)
-        return digest.hexdigest()
+        return sha256_of(path)
+    digest = hashlib.sha256()
     for file in sorted(p for p in path.rglob("*") if p.is_symlink() or p.is_file()):
         rel = file.relative_to(path).as_posix()
         content = ("link:" + os.readlink(file)).encode() if file.is_symlink() else file.read_bytes()

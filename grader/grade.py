@@ -251,15 +251,19 @@ class Grader:
             self._apply_timing(result, outcome, reference.get(case.name))
         return result
 
+    def _mark_slow(self, result: CaseResult, why: str) -> None:
+        """Correct but over a timing threshold: the lab's partial credit."""
+        result.verdict = SLOW
+        result.reason = f"correct but slow: {why}"
+        result.points = result.max_points * self.lab.timing.slow_credit
+
     def _apply_margins(self, result: CaseResult) -> bool:
         """lab.toml's [margins]: a figure the program reports must not pass its cap (matmul:
         the tiled kernel's time over the naive one's, both timed in the same run). True if SLOW."""
         for figure, most in self.lab.margins.items():
             value = result.figures.get(figure)
             if isinstance(value, (int, float)) and value > most:
-                result.verdict = SLOW
-                result.reason = f"correct but slow: {figure} is {value:.3f}, over the {most:g} that lab.toml's [margins] allows"
-                result.points = result.max_points * self.lab.timing.slow_credit
+                self._mark_slow(result, f"{figure} is {value:.3f}, over the {most:g} that lab.toml's [margins] allows")
                 return True
             if isinstance(value, (int, float)):
                 result.timing_note = f"{figure} {value:.3f} within the margin {most:g}"
@@ -283,9 +287,7 @@ class Grader:
             result.timing_flagged = True
             result.timing_note = (result.timing_note or f"timing flagged: no {timing.metric} reported") + "; " + how
             if slow:
-                result.verdict = SLOW
-                result.reason = f"correct but slow: {how}"
-                result.points = result.max_points * timing.slow_credit
+                self._mark_slow(result, how)
             return
         if reference_value is None:
             result.timing_note = "the reference solution gave no timing; timing not checked"
@@ -300,9 +302,7 @@ class Grader:
             result.timing_note = f"timing flagged: {doubt}"
             value = limit + 1  # the grader's clock says slow
         if value > limit:
-            result.verdict = SLOW
-            result.reason = f"correct but slow: {result.timing_note}"
-            result.points = result.max_points * timing.slow_credit
+            self._mark_slow(result, result.timing_note)
 
     def _reference_metrics(self, report: Report) -> dict[str, float]:
         """The reference solution's figure for each timed case, measured in this same run."""
