@@ -5,22 +5,25 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
+
+#include "binfile.h"
 
 // An n x n int matrix in host memory, allocated without touching it (the builder fills it).
 class HostMatrix {
 public:
     explicit HostMatrix(int n);
+    ~HostMatrix();
+    HostMatrix(const HostMatrix &) = delete;
+    HostMatrix &operator=(const HostMatrix &) = delete;
+
     int n() const { return n_; }
-    int *data() { return data_.get(); }
-    const int *data() const { return data_.get(); }
+    int *data() { return data_; }
     size_t bytes() const { return static_cast<size_t>(n_) * n_ * sizeof(int); }
 
 private:
-    struct Free { void operator()(int *p) const; };
     int n_;
-    std::unique_ptr<int[], Free> data_;
+    int *data_;
 };
 
 // Bytes an n x n int matrix needs; throws LabError when n is not positive or the matrix would
@@ -28,20 +31,21 @@ private:
 size_t matrix_bytes_or_throw(long long n, const std::string &where);
 
 // The initial distance matrix: 0 on the diagonal, the smallest weight of each edge i -> j
-// (self-loops never lower the 0), APSP_INF elsewhere.
-HostMatrix build_distance_matrix(int n, const int32_t *triples, int64_t m);
+// (self-loops never lower the 0), APSP_INF elsewhere. Threads fill their own rows.
+void fill_distance_matrix(HostMatrix &matrix, const int32_t *triples, int64_t m);
 
+// A checked input file: its n, its m edges (pointing into the file's bytes) and how long
+// reading and checking took.
 struct ApspInput {
+    explicit ApspInput(const std::string &path) : file(path) {}
+    BinaryFile file;
     int n = 0;
     int64_t m = 0;
-    double read_ms = 0, build_ms = 0;  // reading and checking the file; building the matrix
-    HostMatrix dist{1};
+    const int32_t *triples = nullptr;  // m (src, dst, w), inside file
+    double read_ms = 0;
 };
 
-// Reads and checks an input file, then builds its matrix. Throws LabError naming the file and
-// what is wrong: truncated, n <= 0 or too large, m inconsistent with the file size, an edge's
-// vertex out of range or its weight negative or over 1000.
+// Reads and checks an input file. Throws LabError naming the file and what is wrong: truncated,
+// n <= 0 or too large, m inconsistent with the file size, an edge's vertex out of range or its
+// weight negative or over 1000.
 ApspInput read_apsp_input(const std::string &path);
-
-// Writes the first n * n entries of `dist` to `path` in one pass.
-void write_apsp_output(const std::string &path, const HostMatrix &dist);

@@ -1,9 +1,11 @@
 """The three apsp programs under the CPU emulator, beyond what the grader's public cases check:
 multigpu on 2 and 3 emulated devices, with peer copies and through the host; the --timing
-table; the result file; the benchmark modes."""
+table; the result file; the benchmark modes; the output file when a run fails or the output is
+not a regular file."""
 
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -65,3 +67,41 @@ def test_multigpu_solves_twice_in_one_process():
     result = run([multigpu, "--bench", "130", "--reps", "2"], env={**os.environ, "CUDA_EMU_DEVICES": "2"})
     assert result.returncode == 0, result.stderr
     assert "distance updates/s" in result.stdout
+
+
+# The output file (labs/apsp/graph_io.h): the matrix is built in OUTPUT.partial, mapped, and
+# renamed to OUTPUT when complete.
+
+def test_a_failed_run_keeps_an_earlier_output_and_leaves_no_partial_file(tmp_path):
+    starter = lab_program("apsp", "gpu", flavor="starter")  # stops at a LAB_TODO, inside exit()
+    out = tmp_path / "out.bin"
+    out.write_bytes(b"an earlier output")
+    source = load_lab("apsp").testcases_dir / "c04-two-parts.in"
+    result = run([starter, source, out])
+    assert result.returncode == 4, result.stderr
+    assert "TODO not done" in result.stderr
+    assert out.read_bytes() == b"an earlier output"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin"]
+
+
+def test_an_output_that_is_not_a_regular_file_is_written_in_one_pass(tmp_path):
+    program = lab_program("apsp", "cpu")
+    case = load_lab("apsp").testcases_dir / "c06-complete"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    result = run([program, case.with_suffix(".in"), fifo])
+    data, _ = reader.communicate(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert data == case.with_suffix(".out").read_bytes()
+    result = run([program, case.with_suffix(".in"), "/dev/null"])
+    assert result.returncode == 0, result.stderr
+
+
+def test_an_output_that_cannot_be_created_is_named(tmp_path):
+    program = lab_program("apsp", "cpu")
+    source = load_lab("apsp").testcases_dir / "c04-two-parts.in"
+    result = run([program, source, tmp_path / "missing" / "out.bin"])
+    assert result.returncode == 2
+    assert f"cannot create output file '{tmp_path / 'missing' / 'out.bin'}'" in result.stderr
+    assert "No such file or directory" in result.stderr
