@@ -24,7 +24,7 @@ HostMatrix::HostMatrix(int n) : n_(n)
 
 HostMatrix::~HostMatrix() { munmap(data_, bytes()); }
 
-static std::string gib(double bytes)
+std::string gib(double bytes)
 {
     char text[32];
     std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));

@@ -26,6 +26,9 @@ private:
     int *data_;
 };
 
+// "3.4 GiB": a size in messages.
+std::string gib(double bytes);
+
 // Bytes an n x n int matrix needs; throws LabError when n is not positive or the matrix would
 // not fit in this machine's memory (the message says how much it needs).
 size_t matrix_bytes_or_throw(long long n, const std::string &where);

@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -12,7 +11,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "binfile.h"
 #include "exit_codes.h"
+#include "graph_io.h"
 #include "lab_error.h"
 
 // The OUTPUT.partial being filled, if any. exit() (a CUDA_CHECK or LAB_TODO in the student's
@@ -36,13 +37,6 @@ static void on_sigbus(int)
     (void)ignored;
     remove_unfinished();
     _exit(LAB_EXIT_USAGE);
-}
-
-static std::string gib(double bytes)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-    return text;
 }
 
 OutputFile::OutputFile(const std::string &path, size_t bytes) : path_(path), bytes_(bytes)
@@ -110,16 +104,7 @@ void OutputFile::write(const void *data)
     std::string where = "output file '" + path_ + "'";
     const char *from = static_cast<const char *>(data);
     if (partial_path_.empty()) {  // not a regular file: one pass of write()
-        size_t done = 0;
-        while (done < bytes_) {
-            ssize_t wrote = ::write(fd_, from + done, bytes_ - done);
-            if (wrote < 0 && errno == EINTR)
-                continue;
-            if (wrote <= 0)
-                throw LabError("cannot write " + where + ": " + std::strerror(errno) + " (wrote " +
-                               std::to_string(done) + " of " + std::to_string(bytes_) + " bytes)");
-            done += static_cast<size_t>(wrote);
-        }
+        write_all(fd_, data, bytes_, path_);
     } else {
         stop_populating();
         if (populate_error_ != 0)

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lab_error.h"
 
@@ -49,14 +51,33 @@ const int32_t *BinaryFile::next_i32_array(size_t count, const char *what)
     return values;
 }
 
+void write_all(int fd, const void *data, size_t bytes, const std::string &path)
+{
+    const char *from = static_cast<const char *>(data);
+    size_t written = 0;
+    while (written < bytes) {
+        ssize_t wrote = write(fd, from + written, bytes - written);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0)
+            throw LabError(system_error("cannot write output file", path) + " (wrote " +
+                           std::to_string(written) + " of " + std::to_string(bytes) + " bytes)");
+        written += static_cast<size_t>(wrote);
+    }
+}
+
 void write_binary_file(const std::string &path, const void *data, size_t bytes)
 {
-    FILE *file = std::fopen(path.c_str(), "wb");
-    if (!file)
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0)
         throw LabError(system_error("cannot create output file", path));
-    size_t written = bytes ? std::fwrite(data, 1, bytes, file) : 0;
-    bool closed = std::fclose(file) == 0;
-    if (written != bytes || !closed)
+    try {
+        write_all(fd, data, bytes, path);
+    } catch (...) {
+        close(fd);
+        throw;
+    }
+    if (close(fd) != 0)
         throw LabError(system_error("cannot write output file", path) + " (wrote " +
-                       std::to_string(written) + " of " + std::to_string(bytes) + " bytes)");
+                       std::to_string(bytes) + " of " + std::to_string(bytes) + " bytes)");
 }

@@ -28,3 +28,7 @@ private:
 
 // Writes `bytes` bytes to `path` in one pass; throws LabError on failure (disk full, bad path).
 void write_binary_file(const std::string &path, const void *data, size_t bytes);
+
+// Writes all `bytes` to the open file `fd`, whatever size the system's writes take at a time;
+// throws LabError naming `path` and how much was written.
+void write_all(int fd, const void *data, size_t bytes, const std::string &path);

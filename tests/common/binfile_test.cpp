@@ -84,4 +84,12 @@ TEST(WriteBinaryFile, UnwritablePathNamesIt)
     EXPECT_NE(message.find("cannot create output file '/nonexistent/dir/out.bin'"), std::string::npos);
 }
 
+TEST(WriteBinaryFile, AFullDiskSaysHowMuchWasWritten)
+{
+    // /dev/full takes no byte: every write fails with ENOSPC.
+    std::string message = error_of([] { write_binary_file("/dev/full", "xyz", 3); });
+    EXPECT_NE(message.find("cannot write output file '/dev/full'"), std::string::npos);
+    EXPECT_NE(message.find("(wrote 0 of 3 bytes)"), std::string::npos);
+}
+
 }  // namespace
