@@ -21,22 +21,14 @@ PYTHON ?= python3
 
 LABS := $(patsubst labs/%/lab.toml,%,$(wildcard labs/*/lab.toml))
 
-# Where the student files come from: starter/, solutions/ (SOL=1) or a submission (SUB=path,
-# a folder or a .tar.gz that the grader's intake unpacks). SRC_ROOT/BUILD may be set directly
-# (the grader does, for submissions it has already checked).
-ifneq ($(SUB),)
-  SUB_NAME := $(basename $(basename $(notdir $(abspath $(SUB)))))
-  FLAVOR   := sub-$(SUB_NAME)
-  ifneq ($(filter %.tar.gz %.tgz,$(SUB)),)
-    SRC_ROOT ?= build/unpacked/$(SUB_NAME)
-    UNPACK := $(shell $(PYTHON) -m grader unpack '$(SUB)' '$(SRC_ROOT)' >&2 || echo failed)
-    ifneq ($(UNPACK),)
-      $(error could not unpack submission $(SUB): see the message above)
-    endif
-  else
-    SRC_ROOT ?= $(SUB)
-  endif
-else ifneq ($(SOL),)
+# Where the student files come from: starter/ or solutions/ (SOL=1). SRC_ROOT/BUILD may be set
+# directly (the grader does, for submissions its intake has checked and copied).
+# SUB=path (a submission) is only for `make check` and `make submit`, and only ever reaches
+# them as an environment variable: its text is the submission's name, so make must never expand
+# it (a folder named 'x$(shell ...)' would run) nor a recipe splice it into a command.
+override SUB := $(value SUB)
+export SUB
+ifneq ($(SOL),)
   FLAVOR   := solution
   SRC_ROOT ?= solutions
 else
@@ -118,8 +110,10 @@ $(1)_SRC_DIR  := $$(if $$(wildcard $(SRC_ROOT)/$(1)/.),$(SRC_ROOT)/$(1),$(SRC_RO
 $(1)_HARNESS  := $$(patsubst %,$(BUILD)/obj/%.o,$$(wildcard labs/$(1)/*.cpp labs/$(1)/*.cu))
 $(1)_BINS     := $$(addprefix $(BUILD)/$(1)/,$$($(1)_PROGRAMS))
 
-.PHONY: $(1)
+.PHONY: $(1) $(1)-harness
 $(1): $$($(1)_BINS)
+# The trusted part of the lab's programs, which the grader builds outside its build sandbox.
+$(1)-harness: $$($(1)_HARNESS) $(COMMON_OBJS) $(if $(EMU),$(EMU_LIB))
 
 # The #line makes compiler errors and LAB_TODO messages name the student's own .c file.
 $(BUILD)/$(1)/%.cu: $$($(1)_SRC_DIR)/%.c
@@ -156,7 +150,7 @@ lab-given:
 	@$(if $(LAB),,echo "error: say which lab: LAB=<lab>, one of: $(LABS)" >&2; exit 2)
 	@$(if $(filter $(LAB),$(LABS)),,echo "error: LAB=$(LAB) names no lab; the labs are: $(LABS)" >&2; exit 2)
 
-GRADER_FLAVOR = $(if $(SUB),--submission '$(SUB)',$(if $(SOL),--solution)) $(if $(EMU),--emu) $(if $(ASAN),--asan)
+GRADER_FLAVOR = $(if $(SUB),--submission "$$SUB",$(if $(SOL),--solution)) $(if $(EMU),--emu) $(if $(ASAN),--asan)
 
 # Build and grade one lab on its public testcases; prints the verdict table.
 check: lab-given
@@ -168,7 +162,7 @@ bench: lab-given
 
 # A <lab>-submission.tar.gz of the student's files with a manifest.
 submit: lab-given
-	$(PYTHON) -m grader submit $(LAB) $(if $(SUB),--from '$(SUB)')
+	$(PYTHON) -m grader submit $(LAB) $(if $(SUB),--from "$$SUB")
 
 # Everything a test run needs that a fresh machine may lack (Debian and PyPI packages).
 deps:
@@ -229,7 +223,7 @@ help:
 	@echo
 	@echo "Variables:"
 	@echo "  SOL=1                    build from solutions/ instead of starter/"
-	@echo "  SUB=<folder|.tar.gz>     build or grade a submission"
+	@echo "  SUB=<folder|.tar.gz>     with check: grade a submission; with submit: package a folder"
 	@echo "  EMU=1                    build for the CPU emulator (no GPU needed)"
 	@echo "  ASAN=1                   with EMU=1: AddressSanitizer on"
 	@echo "  ARCH=sm_90               GPU architecture (found from nvidia-smi when there is a GPU)"

@@ -42,8 +42,8 @@ from grader.grade import Grader, Source, build_dir_for
 from grader.hidden import Secret
 from grader.labs import ConfigError, load_lab
 from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR, TESTCASES_DIR
-from grader.submission import SubmissionError
-from grader.submission import intake as submission_intake
+from grader.intake import SubmissionError
+from grader.intake import intake as submission_intake
 from grader.verdict import AC, CE, RE, SLOW, TLE, WA
 
 GRADED, NOT_GRADED, REFUSED = "graded", "not graded", "refused"

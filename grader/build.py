@@ -1,17 +1,54 @@
-"""Builds one lab through the Makefile, into a folder the grader chooses."""
+"""Stage 2, build: compiles one lab's programs from student files, in the build sandbox.
+
+A build happens in two steps, so that untrusted code is never compiled where it can see the kit:
+
+1. The trusted part, once per flavor (emulated or GPU architecture, ASan or not): the lab's
+   harness, labs/common and the emulator's runtime, built by make outside any sandbox into
+   build/harness/<flavor>/, under a lock (batch workers build side by side).
+2. The student's part: make runs inside the sandbox (grader/sandbox.py) with the build's limits
+   (grader/limits.py: wall time for the whole process tree, memory, processes, output kept).
+   It sees the toolchain, the Makefile, the lab's harness sources and headers, the harness
+   objects of step 1 (read-only, mounted where make looks for them), the student's files
+   (read-only) and its own output folder, and nothing else of the kit: no solutions/, no
+   testcases or expected outputs, no other build folder, no secret, no network.
+
+Then the student's objects are checked for library calls the lab does not allow (symbols.py).
+Where the sandbox cannot run, step 2 runs with the limits alone and the report says so.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
-import subprocess
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.gpu import gpu_arch
 from grader.labs import Lab
-from grader.paths import KIT_ROOT
+from grader.limits import Limits, MB
+from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, STARTER_DIR
+from grader.run import run_program
+from grader.sandbox import Mount, Sandbox, clean_env, sandbox_for
+from grader import symbols
+from grader.text import one_line
 
 BUILD_TIME_LIMIT_S = 600
+BUILD_LIMITS = dict(processes=128, memory_bytes=4096 * MB, data_bytes=2048 * MB,
+                    file_bytes=512 * MB, disk_bytes=1024 * MB)
 _ERROR_LINE = re.compile(r"(error|Error|ERROR)\b")
+# Runtime functions CUDA removed (the seeds predate the change): a CE that names one says what
+# replaced it, under nvcc ("identifier ... is undefined") and the emulator alike.
+REMOVED_API = {
+    "cudaThreadSynchronize": "cudaDeviceSynchronize",
+    "cudaThreadExit": "cudaDeviceReset",
+    "cudaThreadSetLimit": "cudaDeviceSetLimit",
+    "cudaThreadGetLimit": "cudaDeviceGetLimit",
+    "cudaThreadSetCacheConfig": "cudaDeviceSetCacheConfig",
+    "cudaThreadGetCacheConfig": "cudaDeviceGetCacheConfig",
+}
 
 
 @dataclass
@@ -19,7 +56,8 @@ class BuildResult:
     ok: bool
     programs: dict[str, Path]
     log: str
-    reason: str  # the compiler's first error line, when not ok
+    reason: str  # why not ok: the compiler's first error, a limit, a forbidden call
+    grader_error: bool = False  # the build could not be tried (the grader's fault, not the student's)
 
 
 def first_error(log: str) -> str:
@@ -27,23 +65,118 @@ def first_error(log: str) -> str:
     lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("make")]
     for line in lines:
         if _ERROR_LINE.search(line):
-            return line
+            return _with_replacement(line)
     return lines[-1] if lines else "the build failed without a message"
 
 
-def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: bool = False) -> BuildResult:
-    cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), lab.id,
-           f"SRC_ROOT={src_root}", f"BUILD={build_dir}"]
+def _with_replacement(line: str) -> str:
+    for removed, replacement in REMOVED_API.items():
+        if re.search(rf"\b{removed}\b", line):
+            return f"{line} ({removed} was removed from CUDA; use {replacement})"
+    return line
+
+
+def flavor(emu: bool, asan: bool, arch: str | None) -> str:
+    return ("emu" if emu else f"gpu-{arch or 'default'}") + ("-asan" if asan else "")
+
+
+def make_args(*, emu: bool, asan: bool, arch: str | None) -> list[str]:
+    args = [f"PYTHON={sys.executable}", f"EMU_PYTHON={sys.executable}"]
+    args += ["EMU=1"] if emu else ([f"ARCH={arch}"] if arch else [])
+    return args + (["ASAN=1"] if asan else [])
+
+
+@contextmanager
+def _lock(name: str):
+    path = BUILD_DIR / "locks" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
+def build_harness(lab: Lab, *, emu: bool, asan: bool, arch: str | None) -> tuple[Path, BuildResult | None]:
+    """Step 1: the lab's trusted objects, built by make outside the sandbox. Returns their
+    folder and, when that build failed, why (a broken kit or toolchain, not the student)."""
+    folder = BUILD_DIR / "harness" / flavor(emu, asan, arch)
+    cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), f"{lab.id}-harness", f"BUILD={folder}",
+           *make_args(emu=emu, asan=asan, arch=arch)]
+    with _lock(f"harness-{folder.name}"):
+        outcome = run_program(cmd, time_limit_s=BUILD_TIME_LIMIT_S, env=dict(os.environ))
+    if outcome.exit_code != 0:
+        log = outcome.stdout + outcome.stderr
+        return folder, BuildResult(False, {}, log, f"grader error, not yours: the lab's harness did not build "
+                                   f"({first_error(log)})", grader_error=True)
+    return folder, None
+
+
+def _view(lab: Lab, src_dir: Path, harness: Path, build_dir: Path, emu: bool, asan: bool) -> list[Mount]:
+    """What the sandboxed build sees of the kit."""
+    view = [Mount(KIT_ROOT / "Makefile"), Mount(BUILD_DIR / "labs.mk"), Mount(KIT_ROOT / "grader" / "makefrag.py"),
+            Mount(LABS_DIR / "common"), Mount(LABS_DIR / lab.id), Mount(LABS_DIR / "emu"),
+            Mount(STARTER_DIR / lab.id), Mount(src_dir),
+            Mount(harness / "obj", build_dir / "obj")]
     if emu:
-        cmd.append("EMU=1")
-    if asan:
-        cmd.append("ASAN=1")
-    try:
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace", timeout=BUILD_TIME_LIMIT_S)
-    except subprocess.TimeoutExpired:
-        return BuildResult(False, {}, "", f"the build took longer than {BUILD_TIME_LIMIT_S} s")
+        view.append(Mount(BUILD_DIR / "emu" / ("asan" if asan else "plain")))
+    return view
+
+
+def _instructor_only(lab: Lab) -> list[Path]:
+    """Files of the lab's folder that the student edition leaves out (NOTES.md): not shown."""
+    return [p for p in (LABS_DIR / lab.id).glob("NOTES*.md")]
+
+
+def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: bool = False,
+              sandbox: Sandbox | None = None, check_symbols: bool = True) -> BuildResult:
+    """Builds the lab's programs from src_root (its <lab>/ folder, or itself) into build_dir."""
+    arch = None if emu else os.environ.get("ARCH") or gpu_arch()
+    harness, failed = build_harness(lab, emu=emu, asan=asan, arch=arch)
+    if failed:
+        return failed
+    src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
+    src_dir = src_root / lab.id if (src_root / lab.id).is_dir() else src_root
+    build_dir.mkdir(parents=True, exist_ok=True)
+    (build_dir / "obj").mkdir(exist_ok=True)
+    sandbox = sandbox or sandbox_for(None)
+    cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), lab.id, f"SRC_ROOT={src_root}",
+           f"BUILD={build_dir}", *make_args(emu=emu, asan=asan, arch=arch)]
+    limits = Limits(wall_s=BUILD_TIME_LIMIT_S, cpu_s=BUILD_TIME_LIMIT_S * 2, work_dir=build_dir, **BUILD_LIMITS)
+
+    def wrap(argv: list[str], status_fd: int) -> list[str]:
+        return sandbox.wrap(argv, work=build_dir, view=_view(lab, src_dir, harness, build_dir, emu, asan),
+                            hide=_instructor_only(lab), tmp_bytes=1024 * MB, status_fd=status_fd,
+                            chdir=KIT_ROOT, toolchain=True)
+
+    outcome = run_program(cmd, time_limit_s=BUILD_TIME_LIMIT_S, env=clean_env(os.environ), limits=limits,
+                          wrap=wrap if sandbox.active else None)
+    log = outcome.stdout + outcome.stderr
     programs = {name: build_dir / lab.id / name for name in lab.programs}
-    if proc.returncode != 0:
-        return BuildResult(False, programs, proc.stdout, first_error(proc.stdout))
-    return BuildResult(True, programs, proc.stdout, "")
+    if outcome.sandbox_error:
+        return BuildResult(False, programs, log, f"grader error, not yours: the build sandbox did not start "
+                           f"({one_line(outcome.sandbox_error)})", grader_error=True)
+    stopped = _limit_reason(outcome)
+    if stopped:
+        return BuildResult(False, programs, log, stopped)
+    if outcome.exit_code != 0:
+        return BuildResult(False, programs, log, one_line(first_error(outcome.stderr or outcome.stdout)))
+    if check_symbols:
+        objects = {name: build_dir / lab.id / f"{name}.o" for name in lab.programs}
+        refused = symbols.check(lab, objects, sandbox=sandbox, view=[Mount(build_dir)])
+        if refused:
+            return BuildResult(False, programs, log, refused, grader_error=refused.startswith("grader error"))
+    return BuildResult(True, programs, log, "")
+
+
+def _limit_reason(outcome) -> str:
+    if outcome.timed_out:
+        return (f"the build took longer than {BUILD_TIME_LIMIT_S} s and was stopped (a file that includes "
+                f"itself, or a macro that expands without end?)")
+    if outcome.limit_hit == "memory":
+        return "the compiler used more than its 4 GB of memory and was stopped (a macro that expands without end?)"
+    if outcome.limit_hit:
+        return f"the build was stopped at its {outcome.limit_hit} limit"
+    if outcome.signal is not None:
+        return f"the compiler was killed by signal {outcome.signal} (out of memory on a runaway file?)"
+    if "virtual memory exhausted" in outcome.stderr or "out of memory" in outcome.stderr.lower():
+        return "the compiler ran out of its 2 GB of memory (a macro that expands without end, or a self-including file?)"
+    return ""

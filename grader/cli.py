@@ -26,7 +26,8 @@ from grader.labs import ConfigError, load_lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
 from grader.sandbox import MODES, SandboxError
-from grader.submission import SubmissionError, intake, package, unpack
+from grader.intake import SubmissionError, intake, safe_id, unpack
+from grader.submit import package
 
 GROUPS = {"public": ("public",), "large": ("large",), "all": ("public", "large")}
 
@@ -36,19 +37,15 @@ def _fail(message: str) -> int:
     return 2
 
 
-def source_for(args, lab=None) -> Source:
+def source_for(args, lab) -> Source:
     if args.submission:
+        # Only the lab's own files, checked, are built, from a folder whose name is the grader's
+        # (intake.safe_id), whatever the submission's own name holds.
         path = Path(args.submission)
         if not path.exists():
             raise SubmissionError(f"submission {path} does not exist")
-        name = path.name.removesuffix(".tar.gz").removesuffix(".tgz")
-        root = BUILD_DIR / "unpacked" / name
-        if lab is not None:  # only the lab's own files, checked, are built (submission.intake)
-            return Source(f"sub-{name}", intake(path, lab, root))
-        if path.is_file():
-            unpack(path, root)
-            return Source(f"sub-{name}", root)
-        return Source(f"sub-{name}", path.resolve())
+        name = safe_id(path.name)
+        return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name))
     if args.solution:
         return Source("solution", SOLUTIONS_DIR)
     return Source("starter", STARTER_DIR)

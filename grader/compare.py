@@ -7,10 +7,12 @@ wrong entry with its index, the expected and the actual value.
 from __future__ import annotations
 
 import math
+import os
 from array import array
 from pathlib import Path
 
 from grader.labs import Compare
+from grader.program_files import Opened, open_folder, open_left
 
 CHUNK_ENTRIES = 1 << 20
 
@@ -29,24 +31,33 @@ def _close(expected: float, actual: float, rule: Compare) -> bool:
     return abs(actual - expected) <= rule.atol + rule.rtol * abs(expected)
 
 
-def compare_output(expected_path: Path, actual_path: Path, rule: Compare) -> str | None:
+def compare_output(expected_path: Path, actual: Opened, rule: Compare) -> str | None:
+    """None when the output is right; else why not. `actual` is the program's output as
+    program_files.open_left() opened it (a link, folder or FIFO never gets this far)."""
+    expected_size = expected_path.stat().st_size
+    if actual.file is None:
+        if actual.size and rule.format != "text":
+            return _size_reason(actual.size, expected_size)
+        return actual.problem
     if rule.format == "text":
-        return compare_text(expected_path, actual_path)
-    return compare_binary(expected_path, actual_path, rule)
+        return compare_text(expected_path, actual)
+    return compare_binary(expected_path, actual, rule)
 
 
-def compare_binary(expected_path: Path, actual_path: Path, rule: Compare) -> str | None:
+def _size_reason(size_actual: int, size_expected: int) -> str:
+    return (f"output has {size_actual} bytes ({size_actual / 4:g} entries); "
+            f"expected {size_expected} bytes ({size_expected // 4} entries)")
+
+
+def compare_binary(expected_path: Path, actual: Opened, rule: Compare) -> str | None:
     typecode = {"f32": "f", "i32": "i"}[rule.format]
-    if not actual_path.exists():
-        return "the program wrote no output file"
     size_expected = expected_path.stat().st_size
-    size_actual = actual_path.stat().st_size
     total = size_expected // 4
-    if size_actual != size_expected:
-        return (f"output has {size_actual} bytes ({size_actual / 4:g} entries); "
-                f"expected {size_expected} bytes ({total} entries)")
+    if actual.size != size_expected:
+        return _size_reason(actual.size, size_expected)
     exact = rule.format == "i32" or (rule.rtol == 0 and rule.atol == 0)
-    with expected_path.open("rb") as fe, actual_path.open("rb") as fa:
+    fa = actual.file
+    with expected_path.open("rb") as fe:
         offset = 0
         while True:
             want_bytes = fe.read(CHUNK_ENTRIES * 4)
@@ -56,6 +67,8 @@ def compare_binary(expected_path: Path, actual_path: Path, rule: Compare) -> str
             if exact and want_bytes == got_bytes:
                 offset += len(want_bytes) // 4
                 continue
+            if len(got_bytes) != len(want_bytes):
+                return f"the output file changed size while it was read (at entry {offset})"
             want, got = array(typecode, want_bytes), array(typecode, got_bytes)
             for i, (e, a) in enumerate(zip(want, got)):
                 if (e != a) if exact else not _close(e, a, rule):
@@ -63,16 +76,42 @@ def compare_binary(expected_path: Path, actual_path: Path, rule: Compare) -> str
             offset += len(want)
 
 
-def compare_text(expected_path: Path, actual_path: Path) -> str | None:
-    if not actual_path.exists():
-        return "the program wrote no output file"
+def compare_text(expected_path: Path, actual: Opened) -> str | None:
     expected_lines = expected_path.read_text().splitlines()
-    actual_lines = actual_path.read_text(errors="replace").splitlines()
+    actual_lines = actual.file.read(text_cap(expected_path.stat().st_size)).decode("utf-8", "replace").splitlines()
     for number, (e, a) in enumerate(zip(expected_lines, actual_lines), start=1):
         if e != a:
-            return f"line {number}: expected {e!r}, got {a!r}"
+            return f"line {number}: expected {e[:200]!r}, got {a[:200]!r}"
     if len(actual_lines) != len(expected_lines):
         return (f"printed {len(actual_lines)} lines, expected {len(expected_lines)}"
-                + (f"; line {len(expected_lines) + 1} is {actual_lines[len(expected_lines)]!r}"
+                + (f"; line {len(expected_lines) + 1} is {actual_lines[len(expected_lines)][:200]!r}"
                    if len(actual_lines) > len(expected_lines) else ""))
     return None
+
+
+def text_cap(expected_bytes: int) -> int:
+    """The most of a text output the grader reads: text is compared in memory."""
+    return 4 * expected_bytes + (1 << 20)
+
+
+def output_cap(rule: Compare, expected_bytes: int) -> int:
+    """The most bytes of an output worth opening: a bigger one is wrong without reading it."""
+    return text_cap(expected_bytes) if rule.format == "text" else expected_bytes
+
+
+def compare_files(expected_path: Path, actual_path: Path, rule: Compare) -> str | None:
+    """compare_output on a file named by its path, opened as the grader opens a program's."""
+    actual_path = Path(actual_path)
+    try:
+        folder = open_folder(actual_path.parent)
+    except OSError:
+        return "the program wrote no output file"
+    try:
+        opened = open_left(folder, actual_path.name, output_cap(rule, expected_path.stat().st_size),
+                           not_same_as=(expected_path,))
+    finally:
+        os.close(folder)
+    try:
+        return compare_output(expected_path, opened, rule)
+    finally:
+        opened.close()

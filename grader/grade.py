@@ -1,93 +1,105 @@
-"""Grades one build of one lab: build, run every testcase with limits, compare, time, score."""
+"""The orchestrator: grades one source of one lab through the stages, in order.
+
+    intake.py    1 the submission's own files, checked, copied to a folder with a safe name
+    build.py     2 compiled in the build sandbox; forbidden library calls refused (symbols.py)
+    run.py       3 each testcase run under limits (limits.py) in the run sandbox (sandbox.py)
+    compare.py   4 the output, opened as program_files.py says, against the expected output
+    verdict.py   5 determine_verdict(): a pure function of the run and the comparison
+    report.py    6 the Report, and its formats (terminal, JSON, Gradescope, JUnit)
+
+grader/CONTRACT.md says what a graded program sees, each limit and how it fails, and what each
+verdict means; this file only wires the stages together, with the timing rules of lab.toml.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.build import build_lab
 from grader.cases import ReadyCase, argv_for, prepare
-from grader.compare import compare_output
+from grader.compare import compare_output, output_cap
 from grader.labs import Case, Lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
-from grader.limits import LabLimits, Limits, lab_limits
+from grader.limits import LabLimits, Limits
+from grader.program_files import open_folder, open_left, remove_tree
+from grader.report import Report
 from grader.run import RunOutcome, run_program
-from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, sandbox_for
-from grader.verdict import AC, CE, RE, SLOW, WA, CaseResult, EXIT_WRONG, output_cut_note, runtime_error
+from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, run_view, sandbox_for
+from grader.text import one_line
+from grader.verdict import AC, CE, IE, RE, SLOW, CaseResult, determine_verdict, runtime_error
+
+MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 
 
 @dataclass(frozen=True)
 class Source:
-    """The student files being graded: starter, solution, or a submission's folder."""
-    name: str  # "starter", "solution", "sub-<name>"
+    """The student files being graded: starter, solution, or a submission's folder. name is
+    safe as a folder name and on a make command line (intake.safe_id made it)."""
+    name: str  # "starter", "solution", "sub-<safe id>"
     root: Path
-
-
-@dataclass
-class Report:
-    lab: str
-    source: str
-    emu: bool
-    results: list[CaseResult]
-    notes: list[str] = field(default_factory=list)
-    build_log: str = ""
-
-    @property
-    def score(self) -> float:
-        return sum(r.points for r in self.results)
-
-    @property
-    def max_score(self) -> float:
-        return sum(r.max_points for r in self.results)
 
 
 def build_dir_for(source: Source, emu: bool, asan: bool) -> Path:
     return BUILD_DIR / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
 
 
-def _read_figures(path: Path) -> dict:
-    """The program's result file; a missing or malformed one gives no figures."""
-    try:
-        figures = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return figures if isinstance(figures, dict) else {}
+@dataclass
+class CaseOutput:
+    """Where a run's output file is: read through a descriptor of its folder taken before the
+    program ran (program_files.py), never by following a path the program could have planted."""
+    folder: Path
+    folder_fd: int
+    name: str
+
+    def read_figures(self) -> dict:
+        """The program's result file; a missing, odd or malformed one gives no figures."""
+        opened = open_left(self.folder_fd, "result.json", MAX_FIGURES_BYTES, what="the result file")
+        if opened.file is None:
+            return {}
+        with opened.file as f:
+            try:
+                figures = json.loads(f.read(MAX_FIGURES_BYTES))
+            except ValueError:
+                return {}
+        return figures if isinstance(figures, dict) else {}
+
+    def remove(self) -> None:
+        os.close(self.folder_fd)
+        remove_tree(self.folder)
 
 
 def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | None = None,
              limits: LabLimits = LabLimits(), gpu: bool = False, hide: tuple[Path, ...] = (),
-             wrap_argv=None) -> tuple[RunOutcome, Path, dict]:
+             wrap_argv=None) -> tuple[RunOutcome, CaseOutput, dict]:
     """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
-    when one is given; returns the outcome, the output file's path and the program's figures.
+    when one is given; returns the outcome, where its output is and the program's figures.
     Only the program, the case's input and that folder are in the sandbox's view; the expected
     output stays outside and is compared after the process has gone."""
     work.mkdir(parents=True, exist_ok=True)
     # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
-    output = folder / f"{ready.case.name}.out"
-    result_file = folder / "result.json"
-    env = clean_env(os.environ, LABKIT_RESULT=str(result_file))
-    argv = argv_for(program, ready, output)
+    output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
+    env = clean_env(os.environ, LABKIT_RESULT=str(folder / "result.json"))
+    argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
     case_limits = Limits.for_case(limits, time_limit_s=ready.case.time_limit_s,
                                   expected_bytes=ready.expected_path.stat().st_size, work_dir=folder)
     wrap = None
     if sandbox is not None and sandbox.active:
-        readable = [program] + ([ready.input_path] if ready.input_path else [])
         wrap = lambda argv, status_fd: sandbox.wrap(  # noqa: E731
-            argv, work=folder, readable=readable, hide=hide, gpu=gpu,
+            argv, work=folder, view=run_view(program, ready.input_path), hide=hide, gpu=gpu,
             tmp_bytes=case_limits.file_bytes, status_fd=status_fd)
     outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
                           limits=case_limits, wrap=wrap)
-    return outcome, output, _read_figures(result_file)
+    return outcome, output, output.read_figures()
 
 
 def _metric(figures: dict, outcome: RunOutcome, metric: str) -> float | None:
@@ -97,30 +109,19 @@ def _metric(figures: dict, outcome: RunOutcome, metric: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: Path) -> tuple[str, str]:
-    """Correctness alone: (AC or WA or a run failure, reason)."""
-    verdict, reason = _judge(lab, ready, outcome, output)
-    cut = output_cut_note(outcome)
-    return verdict, f"{reason} ({cut})" if cut else reason
-
-
-def _judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: Path) -> tuple[str, str]:
-    failure = runtime_error(outcome, ready.case.time_limit_s)
-    if failure:
-        return failure
-    rule = ready.case.compare or lab.compare
-    if rule.format == "text" and output.exists() and \
-            output.stat().st_size > 4 * ready.expected_path.stat().st_size + (1 << 20):
-        # Text is compared in memory: a huge file is wrong without reading it.
-        return WA, (f"the output file has {output.stat().st_size} bytes, far more than the expected "
-                    f"{ready.expected_path.stat().st_size}")
-    wrong = compare_output(ready.expected_path, output, rule)
-    if wrong:
-        return WA, wrong
-    if outcome.exit_code == EXIT_WRONG:
-        # The harness's own check failed although the output matched: trust neither.
-        return WA, "the program's own check reported a wrong result: " + outcome.stdout.strip()[-200:]
-    return AC, "correct"
+def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -> tuple[str, str]:
+    """Correctness alone: (AC or WA or a run failure, reason). The output is compared only when
+    the run ended normally; the verdict itself is verdict.determine_verdict's."""
+    mismatch = None
+    if runtime_error(outcome, ready.case.time_limit_s) is None:
+        rule = ready.case.compare or lab.compare
+        opened = open_left(output.folder_fd, output.name, output_cap(rule, ready.expected_path.stat().st_size),
+                           not_same_as=(ready.expected_path,))
+        try:
+            mismatch = compare_output(ready.expected_path, opened, rule)
+        finally:
+            opened.close()
+    return determine_verdict(outcome, ready.case.time_limit_s, mismatch)
 
 
 class Grader:
@@ -138,7 +139,7 @@ class Grader:
         self.log = log
         self.work = BUILD_DIR / "grading" / build_dir_for(source, emu, asan).name / lab.id
         self.sandbox = sandbox if isinstance(sandbox, Sandbox) else sandbox_for(sandbox)
-        self.limits = lab_limits(lab.id)
+        self.limits = lab.limits
         self.secret = secret or hidden.load_secret(secret_file)
         self.secret_file = secret_file
         self._hidden_ready: dict[str, ReadyCase] = {}
@@ -154,7 +155,7 @@ class Grader:
             return self._hidden_ready[case.name]
         return prepare(self.lab, case)
 
-    def _run(self, program: Path, ready: ReadyCase, work: Path, wrap_argv=None) -> tuple[RunOutcome, Path, dict]:
+    def _run(self, program: Path, ready: ReadyCase, work: Path, wrap_argv=None) -> tuple[RunOutcome, CaseOutput, dict]:
         """run_case with this grading's sandbox, limits and list of things to hide."""
         hide = [BUILD_DIR]
         for path in (self.secret_file, os.environ.get("LABKIT_SECRET_FILE")):
@@ -182,15 +183,19 @@ class Grader:
         build_dir = build_dir_for(self.source, self.emu, self.asan)
         self.log(f"building {self.lab.id} from {self.source.root} ...")
         build = build_lab(self.lab, src_root=self.source.root, build_dir=build_dir, emu=self.emu,
-                          asan=self.asan)
+                          asan=self.asan, sandbox=self.sandbox)
         report = Report(self.lab.id, self.source.name, self.emu, [], build_log=build.log)
         report.notes += self.protection_notes()
         if self.secret is not None:
             count = sum(c.group == hidden.HIDDEN_GROUP for c in self.cases)
-            report.notes.append(f"{count} hidden cases made from the secret in {self.secret.source} "
-                                f"(fingerprint {self.secret.fingerprint})")
+            # Students see the notes (Gradescope's output): the secret's path and fingerprint
+            # go to the staff notes only.
+            report.notes.append(f"{count} hidden cases")
+            report.staff_notes.append(f"hidden cases made from the secret in {self.secret.source} "
+                                      f"(fingerprint {self.secret.fingerprint})")
         if not build.ok:
-            report.results = [CaseResult(c.name, CE, build.reason, 0.0, c.points) for c in self.cases]
+            verdict = IE if build.grader_error else CE
+            report.results = [CaseResult(c.name, verdict, one_line(build.reason), 0.0, c.points) for c in self.cases]
             return report
         reference = self._reference_metrics(report)
         for case in self.cases:
@@ -225,7 +230,7 @@ class Grader:
                              ready.input_path, ready.expected_path)
             outcome, output, _ = self._run(programs[case.program], slow, self.work.with_name(self.lab.id + "-sanitize"),
                                            wrap_argv=lambda argv, tool=tool: sanitize.command(tool, argv))
-            output.unlink(missing_ok=True)
+            output.remove()
             finding = sanitize.findings(tool, outcome.stdout + outcome.stderr)
             if outcome.timed_out:
                 finding = f"{tool}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
@@ -239,8 +244,10 @@ class Grader:
         ready = self._prepare(case)
         outcome, output, figures = self._run(program, ready, self.work)
         verdict, reason = judge(self.lab, ready, outcome, output)
-        if not self.keep_outputs:
-            shutil.rmtree(output.parent, ignore_errors=True)
+        if self.keep_outputs:
+            os.close(output.folder_fd)
+        else:
+            output.remove()
         result = CaseResult(case.name, verdict, reason, case.points if verdict == AC else 0.0,
                             case.points, outcome.wall_s, figures)
         doubts = honest_timing.figure_doubts(figures, outcome) if verdict == AC else []
@@ -320,7 +327,7 @@ class Grader:
                                 f"missing, as in the student edition): timing thresholds not checked")
             return {}
         build = build_lab(self.lab, src_root=solution.root, build_dir=build_dir_for(solution, False, False),
-                          emu=False)
+                          emu=False, sandbox=self.sandbox)
         if not build.ok:
             report.notes.append(f"the reference solution did not build ({build.reason}); timing not checked")
             return {}
@@ -329,7 +336,7 @@ class Grader:
             ready = self._prepare(case)
             outcome, output, figures = self._run(build.programs[case.program], ready,
                                                  self.work.with_name(self.lab.id + "-reference"))
-            shutil.rmtree(output.parent, ignore_errors=True)
+            output.remove()
             value = _metric(figures, outcome, self.lab.timing.metric)
             if value is not None and runtime_error(outcome, case.time_limit_s) is None:
                 metrics[case.name] = value

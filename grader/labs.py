@@ -9,6 +9,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.limits import LabLimits, lab_limits
 from grader.paths import LABS_DIR, STARTER_DIR, TESTCASES_DIR
 
 
@@ -59,6 +60,9 @@ class Lab:
     build: dict
     # figure -> the most a timed case may report, e.g. matmul's time_vs_baseline (tiled over naive)
     margins: dict = field(default_factory=dict)
+    limits: LabLimits = LabLimits()  # [limits]: what a case may use (grader/limits.py)
+    sanitize: dict = field(default_factory=dict)  # [sanitize]: compute-sanitizer's tools and case
+    symbols: dict = field(default_factory=dict)  # [symbols]: forbid / allow (grader/symbols.py)
 
     @property
     def testcases_dir(self) -> Path:
@@ -140,4 +144,7 @@ def load_lab(lab_id: str) -> Lab:
         bench=tuple(tuple(str(a) for a in run) for run in config.get("bench", {}).get("runs", [])),
         build=config.get("build", {}),
         margins={name: float(most) for name, most in config.get("margins", {}).items()},
+        limits=lab_limits(config.get("limits", {}), f"labs/{lab_id}/lab.toml"),
+        sanitize=dict(config.get("sanitize", {})),
+        symbols={key: [str(p) for p in config.get("symbols", {}).get(key, [])] for key in ("forbid", "allow")},
     )

@@ -7,6 +7,7 @@
                      the grader is not root (root ignores it); a watchdog that counts them always
     memory           a memory cgroup where the grader may make one; otherwise not limited
     disk             the watchdog adds up the case's work folder and kills past the cap
+    data (builds)    RLIMIT_DATA: each compiler process's heap, where no memory cgroup can be made
 
 A lab may set its own in lab.toml (defaults in LabLimits):
 
@@ -22,11 +23,9 @@ import os
 import resource
 import signal
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.paths import LABS_DIR
 
 MB = 1 << 20
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -39,20 +38,13 @@ class LabLimits:
     memory_mb: float | None = None  # None: half the machine's memory
 
 
-def lab_table(lab_id: str, name: str) -> dict:
-    """One table of labs/<lab>/lab.toml ({} when absent or unreadable: load_lab reports that)."""
-    try:
-        with (LABS_DIR / lab_id / "lab.toml").open("rb") as f:
-            table = tomllib.load(f).get(name, {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-    return table if isinstance(table, dict) else {}
-
-
-def lab_limits(lab_id: str) -> LabLimits:
-    raw = lab_table(lab_id, "limits")
-    known = {k: raw[k] for k in ("output_mb", "processes", "memory_mb") if k in raw}
-    return LabLimits(**known)
+def lab_limits(raw: dict, where: str) -> LabLimits:
+    """lab.toml's [limits] table (labs.load_lab reads the file, once)."""
+    unknown = set(raw) - {"output_mb", "processes", "memory_mb"}
+    if unknown:
+        from grader.labs import ConfigError
+        raise ConfigError(f"{where}: [limits] has unknown keys {sorted(unknown)}")
+    return LabLimits(**raw)
 
 
 @dataclass(frozen=True)
@@ -65,6 +57,7 @@ class Limits:
     memory_bytes: int | None = None
     disk_bytes: int | None = None  # all files under the work folder together
     work_dir: Path | None = None
+    data_bytes: int | None = None  # RLIMIT_DATA, each process's heap (builds: a compiler in a loop)
 
     @staticmethod
     def for_case(lab_limits: LabLimits, *, time_limit_s: float, expected_bytes: int,
@@ -117,6 +110,8 @@ def rlimits_for(limits: Limits) -> list[tuple[int, int, int]]:
         out.append((resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1))
     if limits.file_bytes:
         out.append((resource.RLIMIT_FSIZE, limits.file_bytes, limits.file_bytes))
+    if limits.data_bytes:
+        out.append((resource.RLIMIT_DATA, limits.data_bytes, limits.data_bytes))
     if limits.processes and os.geteuid() != 0:
         # Per user, machine-wide: the user's other tasks count too, so allow for them.
         cap = user_task_count(os.geteuid()) + limits.processes
@@ -185,14 +180,6 @@ class CaseCgroup:
 
     def procs_files(self) -> list[str]:
         return [str(folder / "cgroup.procs") for folder in self.folders]
-
-    def task_count(self) -> int | None:
-        if self.pids is None:
-            return None
-        try:
-            return int((self.pids / "pids.current").read_text())
-        except (OSError, ValueError):
-            return None
 
     def hit_limit(self, what: str) -> bool:
         """Whether the kernel refused a fork (pids) or reclaimed under the cap (memory)."""
@@ -299,24 +286,3 @@ def family(leader: int) -> tuple[list[int], int]:
             stack.extend(children.get(pid, []))
     alive = [pid for pid in members if pid in parents]
     return alive, sum(threads[pid] for pid in alive)
-
-
-def folder_bytes(folder: Path, max_entries: int = 20000) -> tuple[int, int]:
-    """(bytes, entries) under folder, stopping early past max_entries."""
-    total, entries = 0, 0
-    stack = [folder]
-    while stack and entries <= max_entries:
-        try:
-            with os.scandir(stack.pop()) as it:
-                for entry in it:
-                    entries += 1
-                    try:
-                        if entry.is_dir(follow_symlinks=False):
-                            stack.append(Path(entry.path))
-                        else:
-                            total += entry.stat(follow_symlinks=False).st_blocks * 512
-                    except OSError:
-                        continue
-        except OSError:
-            continue
-    return total, entries

@@ -1,4 +1,10 @@
-"""Writes a grading report: a terminal table, JSON, Gradescope's results.json, JUnit XML."""
+"""Stage 6, report: the Report of one grading, and its formats (a terminal table, JSON,
+Gradescope's results.json, JUnit XML).
+
+Reasons arrive as one line of printable text (verdict.py, text.py); each format escapes them once
+more for its own syntax. Notes are what the student may see; staff_notes (where the hidden cases'
+secret is, its fingerprint) go only to the TA's formats: the terminal and JSON.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +12,35 @@ import json
 import os
 import tempfile
 import xml.etree.ElementTree as ET
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from grader import KIT_VERSION
-from grader.grade import Report
-from grader.verdict import AC
+from grader.text import one_line
+from grader.verdict import AC, CaseResult
+
+
+@dataclass
+class Report:
+    lab: str
+    source: str
+    emu: bool
+    results: list[CaseResult]
+    notes: list[str] = field(default_factory=list)  # what the student may see
+    build_log: str = ""
+    staff_notes: list[str] = field(default_factory=list)  # the TA's eyes only
+
+    @property
+    def score(self) -> float:
+        return sum(r.points for r in self.results)
+
+    @property
+    def max_score(self) -> float:
+        return sum(r.max_points for r in self.results)
 
 
 def table(report: Report) -> str:
-    rows = [(r.case, r.verdict, f"{r.points:g}/{r.max_points:g}", f"{r.wall_s:.2f}s", r.reason)
+    rows = [(one_line(r.case), r.verdict, f"{r.points:g}/{r.max_points:g}", f"{r.wall_s:.2f}s", one_line(r.reason))
             for r in report.results]
     header = ("case", "verdict", "points", "time", "reason")
     widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(4)]
@@ -24,8 +49,8 @@ def table(report: Report) -> str:
         lines.append("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
     for r in report.results:
         if r.timing_note:
-            lines.append(f"  {r.case}: {r.timing_note}")
-    lines += [f"note: {note}" for note in report.notes]
+            lines.append(f"  {one_line(r.case)}: {one_line(r.timing_note)}")
+    lines += [f"note: {one_line(note)}" for note in report.notes + report.staff_notes]
     lines.append(f"score: {report.score:g} / {report.max_score:g}")
     return "\n".join(lines)
 
@@ -39,6 +64,7 @@ def to_json(report: Report) -> dict:
         "score": report.score,
         "max_score": report.max_score,
         "notes": report.notes,
+        "staff_notes": report.staff_notes,
         "cases": [asdict(r) for r in report.results],
     }
 
@@ -54,7 +80,7 @@ def to_gradescope(report: Report) -> dict:
                 "score": r.points,
                 "max_score": r.max_points,
                 "status": "passed" if r.points == r.max_points else "failed",
-                "output": f"{r.verdict}: {r.reason}" + (f"\n{r.timing_note}" if r.timing_note else ""),
+                "output": f"{r.verdict}: {one_line(r.reason)}" + (f"\n{one_line(r.timing_note)}" if r.timing_note else ""),
             }
             for r in report.results
         ],
@@ -67,8 +93,8 @@ def to_junit(report: Report) -> str:
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=report.lab, name=r.case, time=f"{r.wall_s:.3f}")
         if r.verdict != AC:
-            failure = ET.SubElement(case, "failure", type=r.verdict, message=r.reason)
-            failure.text = r.timing_note or r.reason
+            failure = ET.SubElement(case, "failure", type=r.verdict, message=one_line(r.reason))
+            failure.text = one_line(r.timing_note or r.reason)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)
 
 

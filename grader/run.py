@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from grader.limits import CaseCgroup, Limits, family, folder_bytes, rlimits_for
+from grader.limits import CaseCgroup, Limits, family, rlimits_for
+from grader.program_files import scan_folder
 
 OUTPUT_KEEP_BYTES = 64 * 1024  # of stdout and of stderr; the rest is read and dropped
 MAX_WORK_ENTRIES = 10000  # files and folders a run may leave in its work folder
@@ -165,7 +166,7 @@ class _Watchdog:
         now = time.monotonic()
         if limits.disk_bytes and limits.work_dir and now >= self.next_disk_check:
             self.next_disk_check = now + 0.5
-            used, entries = folder_bytes(limits.work_dir, MAX_WORK_ENTRIES)
+            used, entries = scan_folder(limits.work_dir, MAX_WORK_ENTRIES)
             if used > limits.disk_bytes or entries > MAX_WORK_ENTRIES:
                 return "disk"
         return ""

@@ -24,11 +24,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.paths import KIT_ROOT, LABS_DIR
+from grader.verdict import EXIT_MEMCHECK
 
 MODES = ("auto", "require", "off")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -49,7 +51,7 @@ def clean_env(env: dict[str, str], **extra: str) -> dict[str, str]:
     kept.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     # An ASAN=1 build reports leaks at exit with a failing status; a kernel's out-of-bounds access
     # is what grading with ASan is for, not memory a program never freed.
-    kept.setdefault("ASAN_OPTIONS", "detect_leaks=0")
+    kept.setdefault("ASAN_OPTIONS", f"detect_leaks=0:exitcode={EXIT_MEMCHECK}")
     return {**kept, "HOME": "/tmp", **extra}
 
 
@@ -91,22 +93,40 @@ def _empty_file() -> str:
 
 
 @dataclass(frozen=True)
+class Mount:
+    """One path the sandboxed command sees: source shown at target (itself by default)."""
+    source: Path
+    target: Path | None = None
+    writable: bool = False
+
+
+def toolchain_dirs() -> list[str]:
+    """Folders outside the system's that a build needs: the CUDA toolkit and this Python (the
+    emulator's rewriter runs on it; pyenv and venv installs live under /root or /opt)."""
+    python = os.path.realpath(sys.base_prefix)
+    return [d for d in [python] if os.path.isdir(d) and not any(_under(d, s) for s in SYSTEM_DIRS)]
+
+
+@dataclass(frozen=True)
 class Sandbox:
-    """How lab programs are run: inside bwrap (active) or not (why_off says why)."""
+    """How untrusted code is built and run: inside bwrap (active) or not (why_off says why)."""
     active: bool
     why_off: str = ""
     bwrap: str = ""
     tmpfs_size: bool = False  # this bwrap knows --size
 
-    def wrap(self, argv: list[str], *, work: Path, readable: list[Path], hide: list[Path] = (),
-             gpu: bool = False, tmp_bytes: int | None = None, status_fd: int | None = None) -> list[str]:
-        """The bwrap command line that runs argv with only `readable` and `work` in view."""
+    def wrap(self, argv: list[str], *, work: Path, view: list[Mount] = (), hide: list[Path] = (),
+             gpu: bool = False, tmp_bytes: int | None = None, status_fd: int | None = None,
+             chdir: Path | None = None, toolchain: bool = False) -> list[str]:
+        """The bwrap command line that runs argv seeing only the system, `view` and `work`
+        (writable). The kit's own folder is an empty tmpfs in which only `view` appears."""
         if not self.active:
             return list(argv)
         cmd = [self.bwrap, "--unshare-all", "--die-with-parent", "--hostname", "labkit"]
         if os.geteuid() == 0:
             cmd += ["--cap-drop", "ALL"]
-        for folder in SYSTEM_DIRS + tuple(_library_dirs()):
+        extra_dirs = _library_dirs() + (toolchain_dirs() if toolchain else [])
+        for folder in SYSTEM_DIRS + tuple(extra_dirs):
             if os.path.islink(folder):
                 cmd += ["--symlink", os.readlink(folder), folder]
             elif os.path.isdir(folder):
@@ -131,14 +151,22 @@ class Sandbox:
                 cmd += ["--tmpfs", str(path)]
             elif path.exists():
                 cmd += ["--ro-bind", _empty_file(), str(path)]
-        cmd += ["--ro-bind", str(LABS_DIR), str(LABS_DIR)]
-        for path in sorted({Path(p).resolve() for p in readable}, key=lambda p: len(p.parts)):
-            cmd += ["--ro-bind", str(path), str(path)]
         work = Path(work).resolve()
-        cmd += ["--bind", str(work), str(work), "--chdir", str(work)]
+        mounts = list(view) + [Mount(work, writable=True)]
+        # Parents before children, so a read-only mount inside the writable folder stays on top.
+        for mount in sorted(mounts, key=lambda m: len(Path(m.target or m.source).resolve().parts)):
+            source = Path(mount.source).resolve()
+            target = Path(mount.target).resolve() if mount.target else source
+            cmd += ["--bind" if mount.writable else "--ro-bind", str(source), str(target)]
+        cmd += ["--chdir", str(Path(chdir).resolve() if chdir else work)]
         if status_fd is not None:
             cmd += ["--json-status-fd", str(status_fd)]
         return cmd + ["--", *argv]
+
+
+def run_view(program: Path, input_path: Path | None) -> list[Mount]:
+    """What a lab program sees of the kit: labs/ (its harness's data), itself and its input."""
+    return [Mount(LABS_DIR), Mount(program)] + ([Mount(input_path)] if input_path else [])
 
 
 def _has_size_option(bwrap: str) -> bool:
@@ -158,7 +186,7 @@ def _probe() -> Sandbox:
     candidate = Sandbox(True, bwrap=bwrap, tmpfs_size=_has_size_option(bwrap))
     with tempfile.TemporaryDirectory(prefix="labkit-probe-") as work:
         argv = candidate.wrap(["/bin/sh", "-c", "test -w . && ! test -e /etc/shadow"], work=Path(work),
-                              readable=[], gpu=bool(gpu_device_nodes()), tmp_bytes=1 << 20)
+                              gpu=bool(gpu_device_nodes()), tmp_bytes=1 << 20, toolchain=True)
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as e:

@@ -18,7 +18,6 @@ import shutil
 from pathlib import Path
 
 from grader.labs import Case, Lab
-from grader.limits import lab_table
 
 SLOWDOWN = 20  # a sanitized run takes this many times the case's time limit, at most
 
@@ -35,11 +34,11 @@ def sanitizer() -> str | None:
 
 
 def tools(lab: Lab) -> list[str]:
-    return ["memcheck"] + (["racecheck"] if lab_table(lab.id, "sanitize").get("racecheck") else [])
+    return ["memcheck"] + (["racecheck"] if lab.sanitize.get("racecheck") else [])
 
 
 def pick_case(lab: Lab, cases: list[Case]) -> Case | None:
-    wanted = lab_table(lab.id, "sanitize").get("case")
+    wanted = lab.sanitize.get("case")
     for case in cases:
         if case.name == wanted:
             return case

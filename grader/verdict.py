@@ -1,17 +1,40 @@
-"""Turns one run of one testcase into a verdict with a reason a student can act on."""
+"""Stage 5, verdict: one run of one testcase becomes a verdict with a reason a student can act on.
+
+determine_verdict() is a pure function of what the run did and what the comparison found
+(DOMjudge's determineVerdict); grader/tests/test_verdicts.py tests it case by case. Every reason
+is one line of printable text (grader/text.py), whatever the program printed.
+
+    AC correct      WA wrong answer     TLE over the time limit    RE runtime error
+    CE compile error (or a forbidden library call)    SLOW correct but over a timing threshold
+    IE grader error: the sandbox or the grader failed, not the student; never scored, and
+       a batch lists it as not graded
+"""
 
 from __future__ import annotations
 
 import re
 import signal
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from grader.paths import LABS_DIR
 from grader.run import RunOutcome
+from grader.text import one_line
 
-AC, WA, TLE, RE, CE, SLOW = "AC", "WA", "TLE", "RE", "CE", "SLOW"
+AC, WA, TLE, RE, CE, SLOW, IE = "AC", "WA", "TLE", "RE", "CE", "SLOW", "IE"
+EXIT_CODES_H = LABS_DIR / "common" / "exit_codes.h"
 
-# The harness's exit codes (labs/common/exit_codes.h).
-EXIT_OK, EXIT_WRONG, EXIT_USAGE, EXIT_CUDA, EXIT_TODO, EXIT_NO_GPU = range(6)
+
+def read_exit_codes(path: Path = EXIT_CODES_H) -> dict[str, int]:
+    """The lab programs' exit codes, from the one place that defines them: {"OK": 0, ...}."""
+    return {name: int(value) for name, value in
+            re.findall(r"\bLAB_EXIT_([A-Z_]+)\s*=\s*(\d+)", path.read_text())}
+
+
+_EXIT = read_exit_codes()
+EXIT_OK, EXIT_WRONG, EXIT_USAGE = _EXIT["OK"], _EXIT["WRONG"], _EXIT["USAGE"]
+EXIT_CUDA, EXIT_TODO, EXIT_NO_GPU = _EXIT["CUDA"], _EXIT["TODO"], _EXIT["NO_GPU"]
+EXIT_MEMCHECK = _EXIT["MEMCHECK"]
 
 
 @dataclass
@@ -76,7 +99,10 @@ def output_cut_note(outcome: RunOutcome) -> str:
 def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] | None:
     """(verdict, reason) when the run itself failed; None when it ran to a normal end."""
     if outcome.sandbox_error:
-        return RE, f"grader error, not yours: the sandbox did not start ({outcome.sandbox_error})"
+        return IE, f"grader error, not yours: the sandbox did not start ({outcome.sandbox_error})"
+    memory = memcheck_finding(outcome.stderr)
+    if memory:
+        return RE, memory
     limit = _limit_reason(outcome)
     if limit:
         return RE, limit
@@ -97,8 +123,41 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
         return RE, _line(outcome.stderr, r"^TODO not done") or "stopped at a TODO"
     if code == EXIT_CUDA:
         return RE, _line(outcome.stderr, r"^CUDA error") or "a CUDA call failed"
+    if code == EXIT_MEMCHECK:
+        return RE, "AddressSanitizer stopped the program (its report was cut off)"
     if code == EXIT_NO_GPU:
         return RE, "no CUDA GPU on this machine: grade with --emu, or on a GPU node"
     if code == EXIT_USAGE:
         return RE, _line(outcome.stderr, r"error:") or _last_line(outcome.stderr) or "bad arguments or input"
     return RE, f"exited with status {code}" + (f": {_last_line(outcome.stderr)}" if outcome.stderr.strip() else "")
+
+
+def memcheck_finding(stderr: str) -> str:
+    """AddressSanitizer's first line and the first frame in the student's own file, or ''."""
+    first = _line(stderr, r"ERROR: AddressSanitizer")
+    if not first:
+        return ""
+    first = re.sub(r"^=+\d+=+", "", first).strip()
+    first = re.sub(r" on (unknown )?address 0x[0-9a-f]+.*", "", first)
+    frame = next((m.group(1) for m in re.finditer(r"#\d+ 0x[0-9a-f]+ in (\S+ \S+\.(?:c|cu):\d+)", stderr)
+                  if "/labs/" not in m.group(1)), "")
+    action = _line(stderr, r"^(READ|WRITE) of size")
+    parts = [first, action.split(" at ")[0] if action else "", f"at {frame}" if frame else ""]
+    return "out of bounds: " + ", ".join(p for p in parts if p)
+
+
+def determine_verdict(outcome: RunOutcome, time_limit_s: float, mismatch: str | None) -> tuple[str, str]:
+    """The verdict and its one-line reason for one run of one case: a pure function of the run's
+    outcome and of the comparison (mismatch: None when the output matched, else why not)."""
+    failure = runtime_error(outcome, time_limit_s)
+    if failure:
+        verdict, reason = failure
+    elif mismatch:
+        verdict, reason = WA, mismatch
+    elif outcome.exit_code == EXIT_WRONG:
+        # The harness's own check failed although the output matched: trust neither.
+        verdict, reason = WA, "the program's own check reported a wrong result: " + outcome.stdout.strip()[-200:]
+    else:
+        verdict, reason = AC, "correct"
+    cut = output_cut_note(outcome)
+    return verdict, one_line(f"{reason} ({cut})" if cut else reason)

@@ -14,7 +14,7 @@ import pytest
 from grader.cli import main
 from grader.labs import load_lab
 from grader.paths import SOLUTIONS_DIR, STARTER_DIR
-from grader.submission import package
+from grader.submit import package
 from grader.testing import EMU_READY
 
 pytestmark = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")

@@ -1,6 +1,6 @@
 from array import array
 
-from grader.compare import compare_output
+from grader.compare import compare_files
 from grader.labs import Compare
 
 
@@ -12,12 +12,12 @@ def write(path, typecode, values):
 def test_i32_square_matrix_names_row_and_column(tmp_path):
     expected = write(tmp_path / "e", "i", [0, 1, 2, 3, 4, 5, 6, 7, 8])
     actual = write(tmp_path / "a", "i", [0, 1, 2, 3, 4, 9, 6, 7, 8])
-    assert compare_output(expected, actual, Compare("i32")) == "entry 5 (row 1, column 2): expected 5, got 9"
+    assert compare_files(expected, actual, Compare("i32")) == "entry 5 (row 1, column 2): expected 5, got 9"
 
 
 def test_equal_files_pass(tmp_path):
     expected = write(tmp_path / "e", "i", range(10))
-    assert compare_output(expected, write(tmp_path / "a", "i", range(10)), Compare("i32")) is None
+    assert compare_files(expected, write(tmp_path / "a", "i", range(10)), Compare("i32")) is None
 
 
 def test_difference_past_the_first_chunk_is_found(tmp_path, monkeypatch):
@@ -25,27 +25,27 @@ def test_difference_past_the_first_chunk_is_found(tmp_path, monkeypatch):
     values = list(range(10))
     expected = write(tmp_path / "e", "i", values)
     values[9] = -1
-    assert compare_output(expected, write(tmp_path / "a", "i", values), Compare("i32")) == \
+    assert compare_files(expected, write(tmp_path / "a", "i", values), Compare("i32")) == \
         "entry 9: expected 9, got -1"
 
 
 def test_f32_tolerance(tmp_path):
     rule = Compare("f32", rtol=1e-3, atol=0.0)
     expected = write(tmp_path / "e", "f", [1.0, 100.0])
-    assert compare_output(expected, write(tmp_path / "a", "f", [1.0005, 100.05]), rule) is None
-    reason = compare_output(expected, write(tmp_path / "b", "f", [1.0, 100.5]), rule)
+    assert compare_files(expected, write(tmp_path / "a", "f", [1.0005, 100.05]), rule) is None
+    reason = compare_files(expected, write(tmp_path / "b", "f", [1.0, 100.5]), rule)
     assert reason == "entry 1: expected 100.0, got 100.5"
 
 
 def test_nan_never_passes(tmp_path):
     rule = Compare("f32", rtol=1.0, atol=1.0)
     expected = write(tmp_path / "e", "f", [1.0])
-    assert "got nan" in compare_output(expected, write(tmp_path / "a", "f", [float("nan")]), rule)
+    assert "got nan" in compare_files(expected, write(tmp_path / "a", "f", [float("nan")]), rule)
 
 
 def test_f32_exact_by_default(tmp_path):
     expected = write(tmp_path / "e", "f", [1.0, 2.0])
-    assert compare_output(expected, write(tmp_path / "a", "f", [1.0, 2.0000002]), Compare("f32")) is not None
+    assert compare_files(expected, write(tmp_path / "a", "f", [1.0, 2.0000002]), Compare("f32")) is not None
 
 
 def test_text_compare_names_line(tmp_path):
@@ -53,11 +53,11 @@ def test_text_compare_names_line(tmp_path):
     expected.write_text("a\tb\n--\t3\n")
     actual = tmp_path / "a.txt"
     actual.write_text("a\tb\n--\t4\n")
-    assert compare_output(expected, actual, Compare("text")) == "line 2: expected '--\\t3', got '--\\t4'"
+    assert compare_files(expected, actual, Compare("text")) == "line 2: expected '--\\t3', got '--\\t4'"
     actual.write_text("a\tb\n--\t3\nextra\n")
-    assert compare_output(expected, actual, Compare("text")) == "printed 3 lines, expected 2; line 3 is 'extra'"
+    assert compare_files(expected, actual, Compare("text")) == "printed 3 lines, expected 2; line 3 is 'extra'"
 
 
 def test_missing_output(tmp_path):
     expected = write(tmp_path / "e", "i", [1])
-    assert compare_output(expected, tmp_path / "nothing", Compare("i32")) == "the program wrote no output file"
+    assert compare_files(expected, tmp_path / "nothing", Compare("i32")) == "the program wrote no output file"

@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from grader.labs import load_lab
-from grader.submission import MAX_MEMBERS, SubmissionError, intake, unpack
+from grader.intake import MAX_MEMBERS, SubmissionError, intake, unpack
 
 GOOD = b"// my increment\n#include \"increment.h\"\n"
 

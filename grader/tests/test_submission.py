@@ -6,7 +6,8 @@ import pytest
 
 from grader.labs import load_lab
 from grader.paths import SOLUTIONS_DIR, STARTER_DIR
-from grader.submission import SubmissionError, package, unpack
+from grader.intake import SubmissionError, unpack
+from grader.submit import package
 
 
 def test_package_starter_warns_about_todos(tmp_path):

@@ -1,4 +1,5 @@
-// Exit codes of every lab program; the grader reads them (grader/verdict.py).
+// Exit codes of every lab program. The one place they are defined: the grader reads this file
+// (grader/verdict.py read_exit_codes), so a code added here is known there.
 #pragma once
 
 enum {
@@ -8,4 +9,5 @@ enum {
     LAB_EXIT_CUDA = 3,    // a CUDA call or launch failed
     LAB_EXIT_TODO = 4,    // the student's code reached a LAB_TODO
     LAB_EXIT_NO_GPU = 5,  // no CUDA device to run on
+    LAB_EXIT_MEMCHECK = 6,  // AddressSanitizer found a bad access (the grader sets ASAN_OPTIONS=exitcode=6)
 };

@@ -20,7 +20,7 @@ import pytest
 from grader.batch import Plan
 from grader.labs import load_lab
 from grader.paths import KIT_ROOT
-from grader.submission import package
+from grader.submit import package
 from grader.testing import EMU_READY
 
 pytestmark = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")

@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 from grader.grade import Grader, Source  # noqa: E402
 from grader.labs import load_lab  # noqa: E402
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR  # noqa: E402
+from grader.text import one_line  # noqa: E402
 
 LAB = "increment"
 CASE = "small"  # every submission runs this one public case
@@ -53,7 +54,8 @@ EXPECTED = {
     "steal_solution": Expect("AC", "correct", "RE", "stole"),
     "write_outside": Expect("AC", "correct"),
     "network": Expect("AC", "correct"),
-    "fork_bomb": Expect("RE", "processes and threads at once"),
+    "fork_bomb": Expect("CE", "calls fork"),  # refused by the symbol check (thread_bomb runs)
+    "thread_bomb": Expect("RE", "processes and threads at once"),
     "host_loop": Expect("TLE", f"time limit of {TIME_LIMIT_S:g} s"),
     "kernel_loop": Expect("TLE", f"time limit of {TIME_LIMIT_S:g} s"),
     "stdout_flood": Expect("AC", "MB to stdout; the grader kept the first 64 KiB"),
@@ -64,8 +66,25 @@ EXPECTED = {
     "forged_stdout": Expect("WA", "entry 0 "),
     "forged_timing": Expect("AC", "correct", flagged="longer than the process lived"),
     "other_stream": Expect("AC", "correct", flagged="work left running on another stream?", gpu_only=True),
-    "daemon": Expect("AC", "correct"),
+    "daemon": Expect("CE", "calls execv"),  # grader/tests/test_sandbox.py runs one
     "read_secret": Expect("RE", "secret: (none)"),
+    # build-time theft: the build sees only the submission, the harness and the toolchain
+    "include_solution": Expect("CE", "No such file", "CE", "error"),  # off: compiled un-rewritten under EMU; on a GPU it would be AC
+    "include_build": Expect("CE", "No such file", "AC", "correct"),
+    "incbin_expected": Expect("CE", "small.expected", "AC", "correct"),
+    "self_include": Expect("CE", "nested depth"),
+    "macro_bomb": Expect("CE", "memory"),
+    "calls_system": Expect("CE", "calls system"),
+    "calls_dlsym": Expect("CE", "calls dlsym"),
+    # output forgery: the grader opens only a regular file of the program's own
+    "output_symlink": Expect("WA", "is a link"),
+    "output_devzero": Expect("WA", "is a link"),
+    "output_folder": Expect("WA", "is a folder"),
+    "output_fifo": Expect("WA", "is a pipe"),
+    "output_hardlink": Expect("WA", "wrote no output file", "WA", "hard link"),
+    "chmod_workdir": Expect("RE", "into its work folder"),
+    # report injection: every reason one printable line (checked for every entry below)
+    "report_injection": Expect("RE", "exited with status 7"),
 }
 
 
@@ -130,6 +149,18 @@ def _share_objects(source_name: str, emu: bool) -> None:
                 return
 
 
+def _reports_parse(report) -> bool:
+    """Every format of the report reads back: the table has its rows, JSON and JUnit parse."""
+    import json
+    import xml.etree.ElementTree as ET
+    from grader import report as reports
+    table = reports.table(report).splitlines()
+    rows = [line for line in table if line.split()[:1] == [report.results[0].case]]
+    json.loads(json.dumps(reports.to_json(report)))
+    ET.fromstring(reports.to_junit(report))
+    return len(rows) == 1 and not any(c < " " and c != "\n" or c == "\x7f" for c in "\n".join(table))
+
+
 def grade_one(name: str, source: Source, *, emu: bool, sandbox: str, case_name: str = CASE):
     lab = load_lab(LAB)
     _share_objects(source.name, emu)
@@ -166,6 +197,8 @@ def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log
                 f"{result.reason[:110]}")
             if not ok:
                 problems.append(f"{name}: got {result.verdict} ({result.reason}), wanted {verdict} ({reason})")
+            if result.reason != one_line(result.reason) or not _reports_parse(report):
+                problems.append(f"{name}: the reason is not one printable line, or a report does not parse")
             if SECRET in result.reason or any(SECRET in n for n in report.notes):
                 problems.append(f"{name}: the secret reached the report")
             if expect.flagged and not (result.timing_flagged and expect.flagged in result.timing_note):

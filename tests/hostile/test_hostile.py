@@ -10,7 +10,7 @@ import pytest
 import grader.limits
 from grader.labs import load_lab
 from grader.sandbox import sandbox_for
-from grader.submission import SubmissionError, intake
+from grader.intake import SubmissionError, intake
 from grader.testing import EMU_READY
 
 from corpus import grade_corpus
@@ -33,7 +33,7 @@ def test_corpus_with_the_sandbox_forced_off():
 @needs_emu
 def test_corpus_with_the_sandbox_off_and_no_cgroups(monkeypatch):
     monkeypatch.setattr(grader.limits, "_own_cgroup", lambda controller: None)
-    assert grade_corpus(emu=True, sandbox="off", names=["fork_bomb", "daemon", "huge_file", "host_loop"]) == []
+    assert grade_corpus(emu=True, sandbox="off", names=["thread_bomb", "daemon", "huge_file", "host_loop", "chmod_workdir"]) == []
 
 
 def _tarball(tmp_path, members):

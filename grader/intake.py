@@ -1,72 +1,48 @@
-"""Submissions: packaging a student's files (`make submit`) and unpacking one safely (intake).
+"""Stage 1, intake: a submission's own files, checked before anything is built.
 
-A submission tarball holds <lab>/<file>.c for each of the lab's student files and
-<lab>/MANIFEST.json (lab, kit version, each file's SHA-256). A folder submission holds the
-same files, in <lab>/ or at its top.
+A submission tarball (submit.py makes one) holds <lab>/<file>.c for each of the lab's student
+files and <lab>/MANIFEST.json. A folder submission holds the same files, in <lab>/ or at its top.
+Intake accepts only those files, as plain text, and writes them into a fresh folder whose name
+is safe_id()'s: a submission's own name never reaches make, a shell or a path. Every size it
+reads is bounded before it is read: the tarball, its decompressed stream (a header of a
+gigabyte is refused after MAX_STREAM_BYTES, not read), each member, the member count, the total;
+a folder submission is never walked, only its allowed names looked up.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import hashlib
 import io
+import lzma
 import json
 import os
 import re
 import shutil
 import stat
 import tarfile
-import time
+import zlib
 from pathlib import Path, PurePosixPath
 
-from grader import KIT_VERSION
 from grader.labs import Lab
-from grader.paths import STARTER_DIR
+from grader.text import one_line
 
 MAX_FILE_BYTES = 1 << 20  # one source file
 MAX_TOTAL_BYTES = 8 << 20  # all of them
 MAX_TARBALL_BYTES = 16 << 20  # the tarball as handed in
 MAX_MEMBERS = 64  # entries in the tarball, folders included
+MAX_STREAM_BYTES = 32 << 20  # the decompressed tarball, headers included
 MANIFEST = "MANIFEST.json"
 ALLOWED_SUFFIXES = (".c", ".h", ".json", ".md", ".txt")  # when the lab is not known
 
 
 class SubmissionError(Exception):
-    """A submission the grader refuses; the message says what to fix."""
+    """A submission the grader refuses; the message says what to fix. It quotes names the
+    submission chose, so it is made one printable line here, once for every caller."""
 
-
-def todo_lines(path: Path) -> list[str]:
-    """'file:line: text' for each line still marked TODO."""
-    found = []
-    for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
-        if re.search(r"\bTODO\b|LAB_TODO\(", line):
-            found.append(f"{path.name}:{number}: {line.strip()}")
-    return found
-
-
-def package(lab: Lab, from_dir: Path, out_path: Path) -> list[str]:
-    """Writes the submission tarball; returns warnings (TODOs left, files equal to the starter)."""
-    warnings = []
-    manifest = {"lab": lab.id, "kit_version": KIT_VERSION,
-                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "files": {}}
-    with tarfile.open(out_path, "w:gz") as tar:
-        for name in lab.programs:
-            path = from_dir / f"{name}.c"
-            if not path.exists():
-                raise SubmissionError(f"{path} is missing: lab {lab.id} needs "
-                                      f"{', '.join(p + '.c' for p in lab.programs)}")
-            data = path.read_bytes()
-            manifest["files"][path.name] = hashlib.sha256(data).hexdigest()
-            tar.add(path, arcname=f"{lab.id}/{path.name}")
-            todos = todo_lines(path)
-            warnings += [f"TODO left: {t}" for t in todos]
-            starter = STARTER_DIR / lab.id / path.name
-            if starter.exists() and starter.read_bytes() == data and from_dir != starter.parent:
-                warnings.append(f"{path.name} is identical to the starter file")
-        blob = (json.dumps(manifest, indent=2) + "\n").encode()
-        info = tarfile.TarInfo(f"{lab.id}/{MANIFEST}")
-        info.size, info.mtime, info.mode = len(blob), int(time.time()), 0o644
-        tar.addfile(info, io.BytesIO(blob))
-    return warnings
+    def __init__(self, message: str):
+        super().__init__(one_line(message, limit=1000))
 
 
 # ---- intake: what the grader accepts, checked before anything is built -----------------------
@@ -172,6 +148,58 @@ def _write(files: dict[str, bytes], dest: Path, lab: Lab | None) -> None:
     fresh.rename(dest)
 
 
+def safe_id(name: str) -> str:
+    """A folder and make-safe id for a submission's name: letters, digits, '.', '_' and '-' only,
+    never '.' or '..', and a short hash of the whole name so two names never share one."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    for suffix in (".tar.gz", ".tgz"):
+        name = name.removesuffix(suffix)
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._-")[:48]
+    return f"{readable or 'submission'}-{digest}"
+
+
+class _Bounded(io.RawIOBase):
+    """A decompressed stream that refuses to yield more than `cap` bytes in all: tarfile reads
+    a header's size from the archive and asks for that many bytes at once."""
+
+    def __init__(self, raw, cap: int, name: str):
+        self.raw, self.cap, self.name, self.given = raw, cap, name, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0 or self.given + size > self.cap:
+            size = self.cap - self.given + 1
+        data = self.raw.read(size)
+        self.given += len(data)
+        if self.given > self.cap:
+            raise SubmissionError(f"refused: {self.name} unpacks to more than {self.cap} bytes (its "
+                                  f"headers or files are far bigger than source files): submit only your "
+                                  f"source files (make submit)")
+        return data
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _open_stream(tarball: Path):
+    """The tarball's decompressed bytes (gzip, bzip2, xz or none), bounded."""
+    with open(tarball, "rb") as f:
+        magic = f.read(6)
+    if magic.startswith(b"\x1f\x8b"):
+        raw = gzip.open(tarball, "rb")
+    elif magic.startswith(b"BZh"):
+        raw = bz2.open(tarball, "rb")
+    elif magic.startswith(b"\xfd7zXZ"):
+        raw = lzma.open(tarball, "rb")
+    else:
+        raw = open(tarball, "rb")
+    return io.BufferedReader(_Bounded(raw, MAX_STREAM_BYTES, tarball.name), buffer_size=65536)
+
+
 def unpack(tarball: Path, dest: Path, lab: Lab | None = None) -> None:
     """Checks every member of a submission tarball before anything is written, then writes the
     files into dest. lab None: the lab is read from the tarball's top folder, where it names one."""
@@ -184,7 +212,7 @@ def unpack(tarball: Path, dest: Path, lab: Lab | None = None) -> None:
         raise SubmissionError(f"refused: {tarball.name} is {size} bytes; the limit is {MAX_TARBALL_BYTES}: "
                               f"submit only your source files (make submit)")
     try:
-        with tarfile.open(tarball, "r:*") as tar:
+        with _open_stream(tarball) as stream, tarfile.open(fileobj=stream, mode="r|") as tar:
             members = []
             while (member := tar.next()) is not None:
                 members.append(member)
@@ -192,23 +220,36 @@ def unpack(tarball: Path, dest: Path, lab: Lab | None = None) -> None:
                     raise SubmissionError(f"refused: {tarball.name} holds more than {MAX_MEMBERS} entries; "
                                           f"submit only your source files (make submit)")
             lab = lab or _guess_lab(members)
-            files: dict[str, bytes] = {}
-            total = 0
-            for member in members:
-                name = _check_member(member, lab)
-                if name is None:
-                    continue
-                total += member.size
-                if total > MAX_TOTAL_BYTES:
-                    raise SubmissionError(f"refused: the files add up to more than {MAX_TOTAL_BYTES} bytes")
-                key = name.name if lab else str(name)
-                if key in files:
-                    raise SubmissionError(f"refused: '{member.name}' is in the tarball twice")
-                files[key] = tar.extractfile(member).read(MAX_FILE_BYTES + 1)
-    except (tarfile.TarError, OSError, EOFError) as e:
-        raise SubmissionError(f"cannot read submission {tarball}: {e} (is it a .tar.gz from make submit?)") from None
+        files = _read_members(tarball, members, lab)
+    except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as e:
+        raise SubmissionError(f"cannot read submission {one_line(tarball.name)}: {one_line(str(e))} (is it a "
+                              f".tar.gz from make submit?)") from None
     _check_files(files, lab, tarball.name)
     _write(files, dest, lab)
+
+
+def _read_members(tarball: Path, members: list[tarfile.TarInfo], lab: Lab | None) -> dict[str, bytes]:
+    """The checked members' bytes, read in a second bounded pass over the stream (the first one
+    read only headers, to check every member and find the lab before any content is read)."""
+    keys = {}
+    total = 0
+    for member in members:
+        name = _check_member(member, lab)
+        if name is None:
+            continue
+        total += member.size
+        if total > MAX_TOTAL_BYTES:
+            raise SubmissionError(f"refused: the files add up to more than {MAX_TOTAL_BYTES} bytes")
+        key = name.name if lab else str(name)
+        if key in keys.values():
+            raise SubmissionError(f"refused: '{one_line(member.name)}' is in the tarball twice")
+        keys[member.name] = key
+    files: dict[str, bytes] = {}
+    with _open_stream(tarball) as stream, tarfile.open(fileobj=stream, mode="r|") as tar:
+        for member in tar:
+            if member.name in keys and member.isfile():
+                files[keys[member.name]] = tar.extractfile(member).read(MAX_FILE_BYTES + 1)
+    return files
 
 
 def intake_folder(folder: Path, lab: Lab, dest: Path) -> None:
