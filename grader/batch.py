@@ -26,6 +26,7 @@ import os
 import re
 import shutil
 import socket
+import stat
 import sys
 import time
 import traceback
@@ -41,14 +42,16 @@ from grader.gpu import has_gpu
 from grader.grade import Grader, Source, build_dir_for
 from grader.hidden import Secret
 from grader.labs import ConfigError, load_lab
+from grader.program_files import remove_tree
 from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR, TESTCASES_DIR
-from grader.intake import SubmissionError
+from grader.intake import MAX_FILE_BYTES, MAX_TARBALL_BYTES, SubmissionError, allowed_names
 from grader.intake import intake as submission_intake
-from grader.verdict import AC, CE, RE, SLOW, TLE, WA
+from grader.text import csv_cell, one_line
+from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA
 
 GRADED, NOT_GRADED, REFUSED = "graded", "not graded", "refused"
 # A submission's overall verdict is its worst case's, in this order.
-SEVERITY = (CE, RE, TLE, WA, SLOW, AC)
+SEVERITY = (IE, CE, RE, TLE, WA, SLOW, AC)
 TARBALL_SUFFIXES = (".tar.gz", ".tgz")
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*")
 
@@ -75,20 +78,33 @@ def student_id(entry: Path) -> str:
     return name
 
 
-def submission_sha256(path: Path) -> str:
-    """A tarball's bytes, or a folder's files (names and contents, in a fixed order)."""
+def submission_sha256(path: Path, lab) -> str:
+    """What intake will read, hashed without reading anything else: a tarball's bytes (its size
+    checked first), or a folder's allowed files (intake.allowed_names, looked up, never walked:
+    a folder of a thousand levels or a sparse file of gigabytes beside them costs nothing)."""
     if path.is_file():
+        size = path.stat().st_size
+        if size > MAX_TARBALL_BYTES:
+            raise SubmissionError(f"refused: {path.name} is {size} bytes; the limit is {MAX_TARBALL_BYTES}")
         return sha256_of(path)
+    base = path / lab.id if (path / lab.id).is_dir() else path
     digest = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_symlink() or p.is_file()):
-        rel = file.relative_to(path).as_posix()
-        content = ("link:" + os.readlink(file)).encode() if file.is_symlink() else file.read_bytes()
-        digest.update(f"{rel}\0{len(content)}\0".encode())
+    for name in allowed_names(lab):
+        file = base / name
+        try:
+            info = file.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+            content = f"not a plain file of at most {MAX_FILE_BYTES} bytes: {info.st_mode:o} {info.st_size}".encode()
+        else:
+            content = file.read_bytes()
+        digest.update(f"{name}\0{len(content)}\0".encode())
         digest.update(content)
     return digest.hexdigest()
 
 
-def discover(folder: Path, *, exclude: Path | None = None) -> list[Submission]:
+def discover(folder: Path, lab, *, exclude: Path | None = None) -> list[Submission]:
     """Every entry of the folder, sorted by student id; hidden entries are skipped. An entry
     that cannot be a submission is kept with the problem, so it is never silently missing."""
     if not folder.is_dir():
@@ -110,8 +126,13 @@ def discover(folder: Path, *, exclude: Path | None = None) -> list[Submission]:
         elif not STUDENT_ID.fullmatch(student):
             problem = (f"the name {student!r} has characters the build cannot take: rename it to "
                        f"letters, digits and . _ @ + - only")
-        sha = "" if problem else submission_sha256(entry)
-        submissions.append(Submission(student, str(entry), sha, problem))
+        sha = ""
+        if not problem:
+            try:
+                sha = submission_sha256(entry, lab)
+            except (OSError, SubmissionError) as e:
+                problem = str(e) if isinstance(e, SubmissionError) else f"cannot read {entries[0].name}: {e.strerror}"
+        submissions.append(Submission(student, str(entry), sha, one_line(problem)))
     return submissions
 
 
@@ -155,10 +176,6 @@ class Plan:
 
     def secret(self) -> Secret | None:
         return hidden.load_secret(Path(self.secret_file) if self.secret_file else None)
-
-    @property
-    def results_dir(self) -> Path:
-        return Path(self.out) / "results"
 
     def submissions(self) -> list[Submission]:
         return [s for task in self.tasks for s in task]
@@ -305,7 +322,7 @@ def clean_up(plan: Plan, sub: Submission) -> None:
     source = source_for(sub, Path(sub.path))
     build_dir = build_dir_for(source, plan.emu, False)
     for folder in (build_dir, BUILD_DIR / "grading" / build_dir.name, unpacked_dir(plan, sub)):
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
 
 
 def build_only(plan: Plan, sub: Submission) -> None:
@@ -328,6 +345,8 @@ def grade_one(plan: Plan, sub: Submission, *, where: str, log=print) -> dict:
         report = Grader(lab, source_for(sub, root), emu=plan.emu, groups=tuple(plan.groups), log=log,
                         sandbox=plan.sandbox, secret=plan.secret()).grade()
         record = make_record(sub, key, GRADED, "", where=where, run=plan.run_id, report=report)
+        if record["verdict"] == IE:  # the grader's failure, not the student's: graded again next run
+            record["status"] = NOT_GRADED
     except SubmissionError as e:
         record = make_record(sub, key, REFUSED, str(e), where=where, run=plan.run_id)
     except Exception as e:  # the grader's own failure must not look like the student's
@@ -386,16 +405,16 @@ def write_summary(rows: list[dict], out: Path, lab_id: str, key: dict) -> tuple[
         for case in (row.get("report") or {}).get("cases", []):
             if case["case"] not in case_names:
                 case_names.append(case["case"])
-    header = ["student", "status", "verdict", "score", "max_score", *case_names, "reason",
+    header = ["student", "status", "verdict", "score", "max_score", *map(csv_cell, case_names), "reason",
               "submission_sha256", "finished_at"]
     lines = []
     for row in rows:
         verdicts = {c["case"]: c["verdict"] for c in (row.get("report") or {}).get("cases", [])}
         max_score = row.get("max_score")
-        lines.append([row["student"], row["status"], row.get("verdict", ""), f"{row.get('score', 0):g}",
+        lines.append([csv_cell(row["student"]), row["status"], row.get("verdict", ""), f"{row.get('score', 0):g}",
                       "" if max_score is None else f"{max_score:g}",
                       *[verdicts.get(name, "") for name in case_names],
-                      row.get("reason", ""), row.get("submission_sha256", ""), row.get("finished_at", "")])
+                      csv_cell(row.get("reason", "")), row.get("submission_sha256", ""), row.get("finished_at", "")])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)

@@ -69,7 +69,7 @@ def cmd_batch(args, groups: tuple[str, ...]) -> int:
         elif previous_job(out):
             raise BatchError(f"a Slurm job from an earlier batch is still grading into {out}: "
                              f"wait for it (rerun with --scheduler slurm) or scancel it")
-        submissions = discover(folder, exclude=out)
+        submissions = discover(folder, lab, exclude=out)
         secret = hidden.load_secret(args.secret_file)
         key = grading_key(lab.id, args.emu, groups, secret)
         usable = [s for s in submissions if not s.problem]

@@ -32,7 +32,7 @@ MAX_FILE_BYTES = 1 << 20  # one source file
 MAX_TOTAL_BYTES = 8 << 20  # all of them
 MAX_TARBALL_BYTES = 16 << 20  # the tarball as handed in
 MAX_MEMBERS = 64  # entries in the tarball, folders included
-MAX_STREAM_BYTES = 32 << 20  # the decompressed tarball, headers included
+MAX_STREAM_BYTES = 12 << 20  # the decompressed tarball, headers included (files: MAX_TOTAL_BYTES)
 MANIFEST = "MANIFEST.json"
 ALLOWED_SUFFIXES = (".c", ".h", ".json", ".md", ".txt")  # when the lab is not known
 

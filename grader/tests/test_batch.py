@@ -17,6 +17,8 @@ from grader.batch import (GRADED, NOT_GRADED, REFUSED, Plan, Progress, Submissio
                           grading_key, is_final, make_record, overall_verdict, read_record,
                           summary_rows, write_record, write_summary)
 from grader.cli import main
+from grader.labs import load_lab
+from grader.program_files import remove_tree
 from support import FAKES
 
 FAKE_TASK = [sys.executable, str(FAKES / "batch_task.py")]
@@ -39,6 +41,9 @@ def tarball_submission(root: Path, name: str, text: str = "int y;\n") -> Path:
     return path
 
 
+LAB = load_lab("increment")
+
+
 # ---- the folder -------------------------------------------------------------------------------
 
 def test_discover_names_every_entry_and_its_problem(tmp_path):
@@ -51,7 +56,7 @@ def test_discover_names_every_entry_and_its_problem(tmp_path):
     folder_submission(folder, "dave")
     tarball_submission(folder, "dave")
     folder_submission(folder, "eve smith")
-    found = {s.student: s for s in discover(folder)}
+    found = {s.student: s for s in discover(folder, LAB)}
     assert sorted(found) == ["alice", "bob", "dave", "eve smith", "notes.txt"]
     assert not found["alice"].problem and not found["bob"].problem
     assert "neither a folder nor a .tar.gz" in found["notes.txt"].problem
@@ -62,24 +67,42 @@ def test_discover_names_every_entry_and_its_problem(tmp_path):
 
 def test_folder_hash_follows_content_and_names(tmp_path):
     sub = folder_submission(tmp_path, "alice")
-    first = batch.submission_sha256(sub)
-    assert batch.submission_sha256(sub) == first
+    first = batch.submission_sha256(sub, LAB)
+    assert batch.submission_sha256(sub, LAB) == first
     (sub / "increment/increment.c").write_text("int x = 1;\n")
-    second = batch.submission_sha256(sub)
+    second = batch.submission_sha256(sub, LAB)
     assert second != first
-    (sub / "increment/increment.c").rename(sub / "increment/other.c")
-    assert batch.submission_sha256(sub) not in (first, second)
+    (sub / "increment/increment.c").rename(sub / "increment/other.c")  # intake would not take it
+    assert batch.submission_sha256(sub, LAB) not in (first, second)
+
+
+def test_a_folder_bomb_beside_the_files_costs_nothing(tmp_path):
+    """1200 nested folders and an 8 GiB sparse file in a student's folder: the hash (and so the
+    batch) never walks or reads them; only the lab's own files count."""
+    sub = folder_submission(tmp_path, "alice")
+    first = batch.submission_sha256(sub, LAB)
+    deep = sub / "increment"
+    for _ in range(1200):
+        deep = deep / "d"
+        deep.mkdir()
+    with open(sub / "increment" / "sparse.bin", "wb") as f:
+        f.truncate(8 << 30)
+    try:
+        assert batch.submission_sha256(sub, LAB) == first
+        assert [s.student for s in discover(tmp_path, LAB)] == ["alice"]
+    finally:
+        remove_tree(sub)  # pytest's own clean-up recurses, and 1200 levels overflow it
 
 
 def test_discover_skips_the_output_folder(tmp_path):
     folder_submission(tmp_path, "alice")
     (tmp_path / "grades").mkdir()
-    assert [s.student for s in discover(tmp_path, exclude=tmp_path / "grades")] == ["alice"]
+    assert [s.student for s in discover(tmp_path, LAB, exclude=tmp_path / "grades")] == ["alice"]
 
 
 def test_discover_needs_a_folder(tmp_path):
     with pytest.raises(batch.BatchError, match="not a folder"):
-        discover(tmp_path / "missing")
+        discover(tmp_path / "missing", LAB)
 
 
 # ---- key, records, resuming -------------------------------------------------------------------
