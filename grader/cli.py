@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from grader import report as reports
-from grader.batch_commands import add_parsers as add_batch_parsers
+from grader.batch.commands import add_parsers as add_batch_parsers
 from grader.build import build_lab
 from grader.cases import prepare, sha256_of
 from grader.grade import Grader, Source, build_dir_for

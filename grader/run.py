@@ -76,7 +76,8 @@ def _signal_group(pid: int, sig: int) -> None:
         pass
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """SIGKILL to a process group (a run's, a batch worker's); one already gone is no error."""
     _signal_group(pid, signal.SIGKILL)
 
 
@@ -92,7 +93,7 @@ def _system_tasks() -> int:
 def _kill_family(leader: int) -> None:
     """Every process still in the program's session or below it (a daemon it left behind)."""
     for _ in range(5):
-        _kill_group(leader)  # one atomic kill for all that stayed in the group
+        kill_group(leader)  # one atomic kill for all that stayed in the group
         pids, _ = family(leader)
         pids = [p for p in pids if p != os.getpid()]
         if not pids:
@@ -208,7 +209,7 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
         else:
             watchdog.limit_hit = watchdog.over_a_limit()
         if timed_out or watchdog.limit_hit:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             if cgroup is not None:
                 cgroup.kill_all()
             _, status, rusage = os.wait4(proc.pid, 0)
@@ -217,7 +218,7 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
         time.sleep(min(tick, max(0.005, elapsed / 10)))  # short runs are seen to end at once
     wall_s = time.monotonic() - start
     # Children it left behind die with it: its group, its cgroup, its sandbox, its session.
-    _kill_group(proc.pid)
+    kill_group(proc.pid)
     if cgroup is not None:
         if not watchdog.limit_hit and cgroup.hit_limit("memory"):
             watchdog.limit_hit = "memory"

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import batch, batch_commands, batch_local, batch_slurm
+from grader import batch
+from grader.batch import commands as batch_commands, local as batch_local, slurm as batch_slurm
 from grader.batch import (GRADED, NOT_GRADED, REFUSED, Plan, Progress, Submission, discover,
                           grading_key, is_final, make_record, overall_verdict, read_record,
                           summary_rows, write_record, write_summary)

@@ -4,7 +4,6 @@ secret. Each is graded as a TA grades it (the grader's CLI, make check, grader b
 import gzip
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys

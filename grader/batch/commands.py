@@ -1,4 +1,4 @@
-"""The `batch` and `batch-task` commands (grader/batch.py says what a batch keeps where).
+"""The `batch` and `batch-task` commands (grader/batch/__init__.py says what a batch keeps where).
 
     python3 -m grader batch <lab> <folder> [--scheduler local|slurm] [--jobs N] [--out DIR]
         [--emu] [--cases public|all] [--regrade] [--chunk K] [--sbatch-arg ARG ...] [--no-wait]
@@ -19,8 +19,8 @@ from grader import hidden
 from grader.batch import (NOT_GRADED, REFUSED, BatchError, Plan, Progress, build_only, chunks,
                           discover, grading_key, is_final, prepare_shared, read_record, run_task,
                           summary_rows, write_summary)
-from grader.batch_local import LocalRunner, gpu_ids
-from grader.batch_slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
+from grader.batch.local import LocalRunner, gpu_ids
+from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
 from grader.labs import load_lab
 from grader.sandbox import MODES
 

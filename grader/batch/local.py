@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from grader.batch import (NOT_GRADED, Plan, Progress, Submission, has_outcome, m
                           read_record, write_record)
 from grader.build import BUILD_TIME_LIMIT_S
 from grader.labs import load_lab
+from grader.run import kill_group
 from grader.paths import KIT_ROOT
 
 TASK_COMMAND = [sys.executable, "-m", "grader", "batch-task"]
@@ -91,7 +91,7 @@ class LocalRunner:
                 timed_out = False
             except subprocess.TimeoutExpired:
                 timed_out = True
-            _kill_group(proc)
+            kill_group(proc.pid)
             proc.wait()
             with self.lock:
                 self.procs.discard(proc)
@@ -188,11 +188,5 @@ class LocalRunner:
             self.stopping = True
             procs = list(self.procs)
         for proc in procs:
-            _kill_group(proc)
+            kill_group(proc.pid)
 
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

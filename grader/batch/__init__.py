@@ -22,7 +22,6 @@ import fcntl
 import hashlib
 import io
 import json
-import os
 import re
 import shutil
 import socket
