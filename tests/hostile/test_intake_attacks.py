@@ -20,6 +20,9 @@ from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR
 from grader.testing import EMU_READY
 
 
+HERE = Path(__file__).resolve().parent
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists(),
+                                reason="nvcc (the CUDA toolkit) is not installed")
 needs_emu = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
 HOSTILE_NAMES = ["x$(shell touch PROOF-make)", "y$(touch PROOF-sh)", "z';touch PROOF-quote;'", "..", "...tar.gz"]
 
@@ -125,3 +128,13 @@ def test_students_never_see_the_secret_path_or_fingerprint(tmp_path):
     assert str(secret_file) not in student_view and grader_secret.fingerprint not in student_view
     assert "hidden" in student_view  # they are told hidden cases ran
     assert any(str(secret_file) in note for note in report.staff_notes)  # the TA is told where
+
+
+@needs_nvcc
+def test_a_cublas_call_in_place_of_the_kernels_is_refused(tmp_path):
+    """matmul's naive and tiled functions calling cuBLAS (linked for the bench) once got 80/80 on
+    an H100: the symbol check refuses the build, naming the call."""
+    from grader.build import build_lab
+    result = build_lab(load_lab("matmul"), src_root=HERE / "matmul_cublas", build_dir=tmp_path / "build", emu=False)
+    assert not result.ok and not result.grader_error
+    assert "matmul.c calls cublas" in result.reason and "(cuBLAS)" in result.reason
