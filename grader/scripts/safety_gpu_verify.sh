@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU verification of safe grading (issue 9), from the kit's root on a machine with a GPU:
+# GPU verification of safe grading (issues 9 and 14), from the kit's root on a machine with a GPU:
 #   bash grader/scripts/safety_gpu_verify.sh
 # Where bubblewrap is not installed and cannot be (no network), put its Debian packages in
 # build/safety-tools/ first (apt-get download bubblewrap libselinux1 libpcre2-8-0 libcap2): they
@@ -7,7 +7,9 @@
 # the reference graded in the sandbox (every case, and the hidden ones from a throwaway secret),
 # a copy of it graded as a submission (timing against the reference, honest-timing checks), the
 # hostile corpus on the GPU with the sandbox required and then off (kernel_loop spins on the
-# device), and --sanitize on the reference and on a kernel with no bounds guard.
+# device; the build-time thefts are compiled by nvcc in the build sandbox), a matmul that calls
+# cuBLAS in place of its kernels (refused by the symbol check), and --sanitize on the reference
+# and on a kernel with no bounds guard.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -33,11 +35,6 @@ box = sandbox_for("auto")
 print("sandbox:", "on" if box.active else f"OFF ({box.why_off})", "| cgroups:", cgroups_available())
 PY
 
-make -s -j16 increment SOL=1 >/dev/null || exit 1
-# The submissions below share the reference's harness objects: make builds only their own file.
-for sub in sub-increment sub-out_of_bounds; do
-    [ -d build/$sub/obj ] || { mkdir -p build/$sub && cp -al build/solution/obj build/$sub/obj; }
-done
 
 echo "== the reference in the sandbox, every case, and 3 hidden cases from a throwaway secret"
 export LABKIT_SECRET=$(python3 -m grader secret)
@@ -58,3 +55,8 @@ python3 tests/hostile/corpus.py --gpu --sandbox off
 echo "== --sanitize: the reference, then a kernel with no bounds guard"
 python3 -m grader check increment --solution --sanitize --sandbox require --quiet
 python3 -m grader check increment --submission tests/hostile/out_of_bounds --sanitize --sandbox require --quiet
+
+echo "== matmul: naive and tiled calling cuBLAS (tests/hostile/matmul_cublas), graded on the GPU"
+python3 -m grader check matmul --submission tests/hostile/matmul_cublas --sandbox require --quiet
+echo "== matmul: the reference, built and graded in the sandbox"
+time python3 -m grader check matmul --solution --sandbox require --quiet
