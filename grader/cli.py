@@ -65,7 +65,8 @@ def cmd_check(args) -> int:
     grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=GROUPS[args.cases],
                     keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print,
                     sandbox="off" if args.no_sandbox else args.sandbox, secret_file=args.secret_file,
-                    sanitize=args.sanitize)
+                    sanitize=False if args.no_sanitize else (True if args.sanitize else None),
+                    checks=not args.no_checks)
     report = grader.grade()
     print(reports.table(report))
     reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
@@ -152,7 +153,12 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--secret-file", type=Path, metavar="FILE",
                        help="the instructor's secret: adds the hidden cases (or LABKIT_SECRET_FILE, LABKIT_SECRET)")
     check.add_argument("--sanitize", action="store_true",
-                       help="also run compute-sanitizer (memcheck; racecheck where lab.toml asks) on one small case")
+                       help="run compute-sanitizer (memcheck; racecheck and synccheck where lab.toml asks) on "
+                            "the lab's [sanitize] case: on by default on a GPU")
+    check.add_argument("--no-sanitize", action="store_true", help="on a GPU: skip compute-sanitizer")
+    check.add_argument("--no-checks", action="store_true",
+                       help="under --emu: no AddressSanitizer, race detector or random-order pass; on a GPU: "
+                            "no compute-sanitizer (faster, and blind to races and out-of-bounds accesses)")
     check.set_defaults(func=cmd_check)
 
     bench = sub.add_parser("bench", help="run the lab's benchmark on the reference solution")

@@ -1,5 +1,6 @@
 """Whether this machine has a CUDA GPU to run on."""
 
+import os
 import shutil
 import subprocess
 
@@ -26,3 +27,17 @@ def gpu_arch() -> str | None:
         return None
     first = (proc.stdout.split() or [""])[0].replace(".", "")
     return f"sm_{first}" if proc.returncode == 0 and first.isdigit() else None
+
+
+def gpu_count() -> int:
+    """The GPUs a program here may use: CUDA_VISIBLE_DEVICES when set, else all nvidia-smi lists."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return len([g for g in visible.split(",") if g.strip() and g.strip() != "-1"])
+    if not shutil.which("nvidia-smi"):
+        return 0
+    try:
+        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return sum(line.startswith("GPU ") for line in proc.stdout.splitlines()) if proc.returncode == 0 else 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import zlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from pathlib import Path
 from grader.build import build_lab
 from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
+from grader.gpu import gpu_count
 from grader.labs import Case, Lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
@@ -76,7 +78,7 @@ class CaseOutput:
 
 def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | None = None,
              limits: LabLimits = LabLimits(), gpu: bool = False, hide: tuple[Path, ...] = (),
-             wrap_argv=None) -> tuple[RunOutcome, CaseOutput, dict]:
+             wrap_argv=None, env: dict[str, str] | None = None) -> tuple[RunOutcome, CaseOutput, dict]:
     """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
     when one is given; returns the outcome, where its output is and the program's figures.
     Only the program, the case's input and that folder are in the sandbox's view; the expected
@@ -86,7 +88,7 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
-    env = clean_env(os.environ, LABKIT_RESULT=str(folder / "result.json"))
+    env = clean_env(os.environ, **(env or {}), LABKIT_RESULT=str(folder / "result.json"))
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
@@ -132,8 +134,11 @@ class Grader:
     def __init__(self, lab: Lab, source: Source, *, emu: bool, asan: bool = False,
                  groups: tuple[str, ...] = ("public",), keep_outputs: bool = False, log=print,
                  sandbox: str | Sandbox | None = None, secret: hidden.Secret | None = None,
-                 secret_file: Path | None = None, sanitize: bool = False):
-        self.lab, self.source, self.emu, self.asan = lab, source, emu, asan
+                 secret_file: Path | None = None, sanitize: bool | None = None, checks: bool = True):
+        # checks: under the emulator, AddressSanitizer, the race detector and a pass with threads
+        # in a random order; on a GPU, compute-sanitizer on the lab's [sanitize] case.
+        asan = asan or (emu and checks)
+        self.lab, self.source, self.emu, self.asan, self.checks = lab, source, emu, asan, checks
         self.cases = [c for c in lab.cases if c.group in groups]
         self.keep_outputs = keep_outputs
         self.log = log
@@ -145,7 +150,8 @@ class Grader:
         self._hidden_ready: dict[str, ReadyCase] = {}
         if self.secret is not None:
             self.cases += hidden.hidden_cases(lab, self.secret)
-        self.sanitize = sanitize
+        self.sanitize = (checks and not emu) if sanitize is None else sanitize
+        self._emulated_programs: dict[str, Path] | None = None  # multi-device runs on a node with too few GPUs
         self.reference_walls: dict[str, float] = {}
 
     def _prepare(self, case: Case) -> ReadyCase:
@@ -155,7 +161,8 @@ class Grader:
             return self._hidden_ready[case.name]
         return prepare(self.lab, case)
 
-    def _run(self, program: Path, ready: ReadyCase, work: Path, wrap_argv=None) -> tuple[RunOutcome, CaseOutput, dict]:
+    def _run(self, program: Path, ready: ReadyCase, work: Path, wrap_argv=None,
+             env: dict[str, str] | None = None) -> tuple[RunOutcome, CaseOutput, dict]:
         """run_case with this grading's sandbox, limits and list of things to hide."""
         hide = [BUILD_DIR]
         for path in (self.secret_file, os.environ.get("LABKIT_SECRET_FILE")):
@@ -163,7 +170,7 @@ class Grader:
                 hide.append(Path(path).resolve())
         return run_case(program, ready, work, sandbox=self.sandbox, limits=self.limits,
                         gpu=not self.emu and bool(gpu_device_nodes()), hide=tuple(hide),
-                        wrap_argv=wrap_argv)
+                        wrap_argv=wrap_argv, env=env)
 
     def protection_notes(self) -> list[str]:
         """What protects this grading run, said once in the report; loud when the sandbox is off."""
@@ -186,6 +193,9 @@ class Grader:
                           asan=self.asan, sandbox=self.sandbox)
         report = Report(self.lab.id, self.source.name, self.emu, [], build_log=build.log)
         report.notes += self.protection_notes()
+        if self.emu and self.checks:
+            report.notes.append("checks under the emulator: AddressSanitizer, the race detector (EMU_RACECHECK=1), "
+                                "and each case run again with threads in a random order; --no-checks skips them")
         if self.secret is not None:
             count = sum(c.group == hidden.HIDDEN_GROUP for c in self.cases)
             # Students see the notes (Gradescope's output): the secret's path and fingerprint
@@ -216,7 +226,8 @@ class Grader:
             report.notes.append("--sanitize needs a GPU: under the CPU emulator use --asan")
             return
         if sanitize.sanitizer() is None:
-            report.notes.append("--sanitize: compute-sanitizer not found (it comes with the CUDA toolkit)")
+            report.notes.append("compute-sanitizer not found (it comes with the CUDA toolkit): memory and "
+                                "race checks on the GPU skipped")
             return
         case = sanitize.pick_case(self.lab, self.cases)
         if case is None:
@@ -240,14 +251,61 @@ class Grader:
         result.reason += "; sanitizer: " + "; ".join(found)
         report.notes.append(f"sanitizer on case {case.name}: " + "; ".join(found))
 
+    def _runs(self, case: Case) -> list[tuple[str, dict[str, str], bool]]:
+        """The runs one case gets, in order: (what the reason says of it, its environment, whether
+        it runs the emulated build). The first decides timing; every one must be right."""
+        checked = {"EMU_RACECHECK": "1"} if self.emu and self.checks else {}
+        runs = [("", checked, False)]
+        if case.program in self.lab.multi_device_programs:
+            if self.emu:
+                runs = [(f"on {n} emulated devices", {**checked, "CUDA_EMU_DEVICES": str(n)}, False)
+                        for n in self.lab.device_counts]
+            else:
+                gpus = gpu_count()
+                runs = [(f"on {gpus} GPU{'s' if gpus != 1 else ''}", {}, False)]
+                if gpus < max(self.lab.device_counts, default=0):
+                    # Too few GPUs here to exercise the exchange: the emulator runs it on more.
+                    runs += [(f"on {n} emulated devices", {"CUDA_EMU_DEVICES": str(n)}, True)
+                             for n in self.lab.device_counts if n > gpus]
+        if self.emu and self.checks:
+            seed = zlib.crc32(f"{self.lab.id}/{case.name}".encode()) % 1000 + 1
+            label, env, emulated = runs[-1]
+            order = f"threads in a random order (EMU_SCHEDULE=random:{seed})"
+            runs.append((f"{label}, {order}" if label else order, {**env, "EMU_SCHEDULE": f"random:{seed}"}, emulated))
+        return runs
+
+    def _emulated(self, program: str) -> Path | None:
+        """The emulated build of a program, for the multi-device runs of a node with too few GPUs."""
+        if self._emulated_programs is None:
+            build = build_lab(self.lab, src_root=self.source.root, build_dir=build_dir_for(self.source, True, False),
+                              emu=True, sandbox=self.sandbox)
+            self._emulated_programs = build.programs if build.ok else {}
+        return self._emulated_programs.get(program)
+
     def _grade_case(self, case: Case, program: Path, reference: dict, report: Report) -> CaseResult:
         ready = self._prepare(case)
-        outcome, output, figures = self._run(program, ready, self.work)
-        verdict, reason = judge(self.lab, ready, outcome, output)
-        if self.keep_outputs:
-            os.close(output.folder_fd)
+        first, labels = None, []
+        for label, env, emulated in self._runs(case):
+            binary = self._emulated(case.program) if emulated else program
+            if binary is None:
+                labels.append(f"not {label}: the emulated build failed")
+                continue
+            outcome, output, figures = self._run(binary, ready, self.work, env=env)
+            verdict, reason = judge(self.lab, ready, outcome, output)
+            if self.keep_outputs:
+                os.close(output.folder_fd)
+            else:
+                output.remove()
+            first = first or (outcome, figures)
+            if label.startswith("on "):  # which devices it ran on is said even when correct
+                labels.append(label.split(",")[0])
+            if verdict != AC:
+                reason = one_line(f"{reason} ({label})" if label else reason)
+                break
         else:
-            output.remove()
+            labels = list(dict.fromkeys(labels))
+            reason = one_line(f"correct ({', '.join(labels)})" if labels else "correct")
+        outcome, figures = first
         result = CaseResult(case.name, verdict, reason, case.points if verdict == AC else 0.0,
                             case.points, outcome.wall_s, figures)
         doubts = honest_timing.figure_doubts(figures, outcome) if verdict == AC else []

@@ -63,6 +63,9 @@ class Lab:
     limits: LabLimits = LabLimits()  # [limits]: what a case may use (grader/limits.py)
     sanitize: dict = field(default_factory=dict)  # [sanitize]: compute-sanitizer's tools and case
     symbols: dict = field(default_factory=dict)  # [symbols]: forbid / allow (grader/symbols.py)
+    # [devices]: programs that must work on any number of GPUs, and the counts each is graded on
+    multi_device_programs: tuple[str, ...] = ()
+    device_counts: tuple[int, ...] = ()
 
     @property
     def testcases_dir(self) -> Path:
@@ -147,4 +150,6 @@ def load_lab(lab_id: str) -> Lab:
         limits=lab_limits(config.get("limits", {}), f"labs/{lab_id}/lab.toml"),
         sanitize=dict(config.get("sanitize", {})),
         symbols={key: [str(p) for p in config.get("symbols", {}).get(key, [])] for key in ("forbid", "allow")},
+        multi_device_programs=tuple(config.get("devices", {}).get("programs", [])),
+        device_counts=tuple(int(c) for c in config.get("devices", {}).get("counts", [2, 3])),
     )

@@ -1,7 +1,7 @@
-"""`--sanitize`: NVIDIA's compute-sanitizer on one small case, its findings in the verdict reason.
+"""On a GPU, by default (--no-sanitize skips it): NVIDIA's compute-sanitizer on one small case, its findings in the verdict reason.
 
 memcheck always (out-of-bounds and misaligned accesses, leaks of device memory are not
-reported), racecheck too for a lab that says it uses shared memory:
+reported), racecheck and synccheck too for a lab that says it uses shared memory:
 
     [sanitize]
     case = "ragged"     # the case to run (default: the first public case)
@@ -34,7 +34,8 @@ def sanitizer() -> str | None:
 
 
 def tools(lab: Lab) -> list[str]:
-    return ["memcheck"] + (["racecheck"] if lab.sanitize.get("racecheck") else [])
+    shared = ["racecheck", "synccheck"] if lab.sanitize.get("racecheck") else []
+    return ["memcheck"] + shared
 
 
 def pick_case(lab: Lab, cases: list[Case]) -> Case | None:

@@ -35,6 +35,7 @@ _EXIT = read_exit_codes()
 EXIT_OK, EXIT_WRONG, EXIT_USAGE = _EXIT["OK"], _EXIT["WRONG"], _EXIT["USAGE"]
 EXIT_CUDA, EXIT_TODO, EXIT_NO_GPU = _EXIT["CUDA"], _EXIT["TODO"], _EXIT["NO_GPU"]
 EXIT_MEMCHECK = _EXIT["MEMCHECK"]
+EXIT_RACE = _EXIT.get("RACE")  # the emulator's race detector (EMU_RACECHECK=1)
 
 
 @dataclass
@@ -103,6 +104,9 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
     memory = memcheck_finding(outcome.stderr)
     if memory:
         return RE, memory
+    race = _line(outcome.stderr, r"data race on ")
+    if race or (EXIT_RACE is not None and outcome.exit_code == EXIT_RACE):
+        return RE, re.sub(r"^cuda-emu:\s*", "", race or "the emulator's race detector found a data race")
     limit = _limit_reason(outcome)
     if limit:
         return RE, limit
@@ -122,9 +126,11 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
     if code == EXIT_TODO:
         return RE, _line(outcome.stderr, r"^TODO not done") or "stopped at a TODO"
     if code == EXIT_CUDA:
-        return RE, _line(outcome.stderr, r"^CUDA error") or "a CUDA call failed"
+        error = _line(outcome.stderr, r"^CUDA error") or "a CUDA call failed"
+        explained = _line(outcome.stderr, r"^cuda-emu:")  # the emulator says why, where it can
+        return RE, f"{error}; {explained}" if explained and explained not in error else error
     if code == EXIT_MEMCHECK:
-        return RE, "AddressSanitizer stopped the program (its report was cut off)"
+        return RE, f"exited with status {EXIT_MEMCHECK}, AddressSanitizer's: it found a bad memory access (its report was cut off)"
     if code == EXIT_NO_GPU:
         return RE, "no CUDA GPU on this machine: grade with --emu, or on a GPU node"
     if code == EXIT_USAGE:

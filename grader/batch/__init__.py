@@ -319,9 +319,12 @@ def clean_up(plan: Plan, sub: Submission) -> None:
     if plan.keep_builds:
         return
     source = source_for(sub, Path(sub.path))
-    build_dir = build_dir_for(source, plan.emu, False)
-    for folder in (build_dir, BUILD_DIR / "grading" / build_dir.name, unpacked_dir(plan, sub)):
-        remove_tree(folder)
+    for asan in (False, True):  # under the emulator the checked build has ASan on
+        build_dir = build_dir_for(source, plan.emu, asan)
+        for folder in (build_dir, BUILD_DIR / "grading" / build_dir.name):
+            remove_tree(folder)
+    remove_tree(build_dir_for(source, True, False))  # a GPU node's emulated multi-device build
+    remove_tree(unpacked_dir(plan, sub))
 
 
 def build_only(plan: Plan, sub: Submission) -> None:

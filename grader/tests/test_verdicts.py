@@ -66,7 +66,7 @@ def test_flood_is_cut_and_still_judged(fake_program, expected_file, tmp_path):
     ("todo", "TODO not done: launch the kernel in launch_increment (increment.cu:32)"),
     ("cuda", "CUDA error: cudaMalloc(&d, bytes) failed at increment.cu:14: out of memory (cudaErrorMemoryAllocation)"),
     ("usage", "fake: error: --n must be a whole number, got 'x'"),
-    ("exit7", "exited with status 7: something odd happened"),
+    ("exit17", "exited with status 17: something odd happened"),
 ])
 def test_harness_exit_codes_give_re_with_the_line_to_read(mode, reason, fake_program, expected_file, tmp_path):
     (verdict, got), _ = verdict_of(mode, fake_program, expected_file, tmp_path)
@@ -125,3 +125,11 @@ def test_unknown_timing_key_is_a_config_error(tmp_path, monkeypatch):
     monkeypatch.setattr(labs, "LABS_DIR", tmp_path / "labs")
     with pytest.raises(labs.ConfigError, match=r"\[timing\].*slow_factr"):
         labs.load_lab("x")
+
+
+def test_exit_codes_come_from_the_header_the_harnesses_use():
+    from grader.verdict import EXIT_MEMCHECK, read_exit_codes
+    codes = read_exit_codes()
+    assert {"OK", "WRONG", "USAGE", "CUDA", "TODO", "NO_GPU", "MEMCHECK"} <= set(codes)
+    assert len(set(codes.values())) == len(codes), "two exit codes share a number"
+    assert codes["MEMCHECK"] == EXIT_MEMCHECK

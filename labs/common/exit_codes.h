@@ -9,5 +9,6 @@ enum {
     LAB_EXIT_CUDA = 3,    // a CUDA call or launch failed
     LAB_EXIT_TODO = 4,    // the student's code reached a LAB_TODO
     LAB_EXIT_NO_GPU = 5,  // no CUDA device to run on
-    LAB_EXIT_MEMCHECK = 7,  // AddressSanitizer found a bad access (the grader sets ASAN_OPTIONS=exitcode=7)
+    LAB_EXIT_MEMCHECK = 23, // AddressSanitizer found a bad access (the grader sets ASAN_OPTIONS=exitcode=23;
+                            // a number no harness or student uses for anything else)
 };

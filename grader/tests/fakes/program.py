@@ -62,6 +62,6 @@ elif mode == "selfwrong":
     write(right)
     print("WRONG: element 3")
     sys.exit(1)
-elif mode == "exit7":
+elif mode == "exit17":
     print("something odd happened", file=sys.stderr)
-    sys.exit(7)
+    sys.exit(17)
