@@ -145,7 +145,8 @@ def _files_sha256(paths: list[Path], root: Path) -> str:
     return digest.hexdigest()
 
 
-def grading_key(lab_id: str, emu: bool, groups: tuple[str, ...], secret: Secret | None = None) -> dict:
+def grading_key(lab_id: str, emu: bool, groups: tuple[str, ...], secret: Secret | None = None,
+                checks: bool = True) -> dict:
     """Everything besides the submission that a grade depends on: a record made with another
     key is stale. The lab's trusted files are its harness, labs/common and its testcases; the
     hidden cases are named by the secret's fingerprint (which says nothing about the secret)."""
@@ -155,7 +156,8 @@ def grading_key(lab_id: str, emu: bool, groups: tuple[str, ...], secret: Secret 
     files += [p for p in (TESTCASES_DIR / lab_id).rglob("*")
               if p.is_file() and "__pycache__" not in p.parts]
     return {"kit_version": KIT_VERSION, "lab": lab_id, "lab_files_sha256": _files_sha256(files, root),
-            "emu": emu, "cases": sorted(groups), "hidden_cases": secret.fingerprint if secret else None}
+            "emu": emu, "cases": sorted(groups), "hidden_cases": secret.fingerprint if secret else None,
+            "checks": checks}
 
 
 # ---- the plan: what one run grades, in tasks -----------------------------------------------
@@ -172,6 +174,7 @@ class Plan:
     keep_builds: bool = False
     sandbox: str | None = None  # the Grader's: auto | require | off (None: LABKIT_SANDBOX)
     secret_file: str | None = None  # the instructor's secret for hidden cases (else from the environment)
+    checks: bool = True  # the Grader's: sanitizers, race detector, random-order pass
 
     def secret(self) -> Secret | None:
         return hidden.load_secret(Path(self.secret_file) if self.secret_file else None)
@@ -345,7 +348,7 @@ def grade_one(plan: Plan, sub: Submission, *, where: str, log=print) -> dict:
         lab = load_lab(plan.lab)
         root = intake(plan, lab, sub)
         report = Grader(lab, source_for(sub, root), emu=plan.emu, groups=tuple(plan.groups), log=log,
-                        sandbox=plan.sandbox, secret=plan.secret()).grade()
+                        sandbox=plan.sandbox, secret=plan.secret(), checks=plan.checks).grade()
         record = make_record(sub, key, GRADED, "", where=where, run=plan.run_id, report=report)
         if record["verdict"] == IE:  # the grader's failure, not the student's: graded again next run
             record["status"] = NOT_GRADED

@@ -71,7 +71,7 @@ def cmd_batch(args, groups: tuple[str, ...]) -> int:
                              f"wait for it (rerun with --scheduler slurm) or scancel it")
         submissions = discover(folder, lab, exclude=out)
         secret = hidden.load_secret(args.secret_file)
-        key = grading_key(lab.id, args.emu, groups, secret)
+        key = grading_key(lab.id, args.emu, groups, secret, checks=not args.no_checks)
         usable = [s for s in submissions if not s.problem]
         final = [s for s in usable if is_final(read_record(out, s.student), s, key)]
         pending = usable if args.regrade else [s for s in usable if s not in final]
@@ -108,7 +108,7 @@ def _grade(args, lab, groups, key, out: Path, pending, gpus) -> int:
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
     plan = Plan(lab.id, args.emu, list(groups), key, str(out), run_id, chunks(pending, chunk),
                 args.keep_builds, "off" if args.no_sandbox else args.sandbox,
-                str(args.secret_file.resolve()) if args.secret_file else None)
+                str(args.secret_file.resolve()) if args.secret_file else None, not args.no_checks)
     plan_path = out / "plans" / f"{run_id}.json"
     plan.save(plan_path)
     progress = Progress(len(pending), every_s=args.progress_every)
@@ -205,6 +205,8 @@ def add_parsers(sub, groups: dict[str, tuple[str, ...]], fail) -> None:
     batch.add_argument("--progress-every", type=float, default=30.0, metavar="S",
                        help="when the output is not a terminal: at most one progress line every S s")
     batch.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
+    batch.add_argument("--no-checks", action="store_true",
+                       help="as grader check --no-checks: no sanitizers, race detector or random-order pass")
     batch.add_argument("--sandbox", choices=MODES, default=None,
                        help="run each program in the sandbox: auto (default, or LABKIT_SANDBOX), require, off")
     batch.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")

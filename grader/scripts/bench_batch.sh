@@ -4,10 +4,11 @@
 #   python3 -m grader batch <lab> <folder> --emu --jobs J
 # from a clean grading state (the emulator's runtime and the testcases already made, as in a
 # term's second batch). Prints the wall time of the batch. A benchmark, not a test: it measures.
-#   bash grader/scripts/bench_batch.sh [lab=increment] [N=20] [J=2]
+#   bash grader/scripts/bench_batch.sh [lab=increment] [N=20] [J=2] [grader batch options, e.g. --no-checks]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 lab=${1:-increment} count=${2:-20} jobs=${3:-2}
+shift $(( $# < 3 ? $# : 3 ))
 work=$(mktemp -d /tmp/labkit-bench-batch.XXXX)
 trap 'rm -rf "$work"' EXIT
 for i in $(seq -w 1 "$count"); do
@@ -20,9 +21,9 @@ make -s EMU=1 build/emu/plain/libcudaemu.a >/dev/null
 python3 -m grader cases "$lab" --cases public >/dev/null
 rm -rf build/batch build/grading build/emu-sub-* build/harness
 start=$(date +%s.%N)
-python3 -m grader batch "$lab" "$work/subs" --emu --jobs "$jobs" --out "$work/grades" >"$work/log" 2>&1 \
+python3 -m grader batch "$lab" "$work/subs" --emu --jobs "$jobs" --out "$work/grades" "$@" >"$work/log" 2>&1 \
     || { tail -20 "$work/log"; exit 1; }
 end=$(date +%s.%N)
 graded=$(python3 -c "import json,sys; c=json.load(open('$work/grades/class.json'))['counts']; print(c['graded'], 'of', c['total'], 'graded')")
-printf 'batch %s: %d submissions, --emu --jobs %d: %.1f s (%s) on %d cores, load %s\n' "$lab" "$count" "$jobs" \
+printf 'batch %s: %d submissions, --emu --jobs %d %s: %.1f s (%s) on %d cores, load %s\n' "$lab" "$count" "$jobs" "$*" \
     "$(echo "$end - $start" | bc)" "$graded" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
