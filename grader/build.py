@@ -61,8 +61,17 @@ class BuildResult:
 
 
 def first_error(log: str) -> str:
-    """The line a student should read first: the compiler's first error, else the last line."""
+    """The line a student should read first: the compiler's first error, the linker's missing or
+    doubled function, else the last line (never a compiler's command line)."""
     lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("make")]
+    link = re.search(r"undefined reference to [`'](.+?)'", log)
+    if link:
+        return (f"link error: {link.group(1)} is not defined: the harness calls it; define it in your file "
+                f"with exactly the signature the lab's header declares")
+    double = re.search(r"multiple definition of [`'](.+?)'", log)
+    if double:
+        return f"link error: {double.group(1)} is defined twice (in your file and the harness?): rename yours"
+    lines = [line for line in lines if not re.match(r"^\S*(g\+\+|gcc|nvcc|c\+\+)\s", line)]
     for line in lines:
         if _ERROR_LINE.search(line):
             return _with_replacement(line)

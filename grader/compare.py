@@ -17,10 +17,11 @@ from grader.program_files import Opened, open_folder, open_left
 CHUNK_ENTRIES = 1 << 20
 
 
-def _where(index: int, total: int) -> str:
-    """'entry 5' or, for a square matrix, 'entry 5 (row 1, column 2)'."""
+def _where(index: int, total: int, matrix: bool) -> str:
+    """'entry 5' or, for a square matrix (lab.toml's [compare] matrix = true), 'entry 5 (row 1,
+    column 2)'. A vector whose length happens to be a square stays a vector."""
     side = math.isqrt(total)
-    if side > 1 and side * side == total:
+    if matrix and side > 1 and side * side == total:
         return f"entry {index} (row {index // side}, column {index % side})"
     return f"entry {index}"
 
@@ -72,7 +73,7 @@ def compare_binary(expected_path: Path, actual: Opened, rule: Compare) -> str | 
             want, got = array(typecode, want_bytes), array(typecode, got_bytes)
             for i, (e, a) in enumerate(zip(want, got)):
                 if (e != a) if exact else not _close(e, a, rule):
-                    return f"{_where(offset + i, total)}: expected {e!r}, got {a!r}"
+                    return f"{_where(offset + i, total, rule.matrix)}: expected {e!r}, got {a!r}"
             offset += len(want)
 
 

@@ -22,6 +22,7 @@ class Compare:
     format: str = "f32"  # f32 | i32 | text
     rtol: float = 0.0
     atol: float = 0.0
+    matrix: bool = False  # the output is a square matrix (a wrong entry named by row and column)
 
 
 @dataclass(frozen=True)

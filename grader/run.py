@@ -66,7 +66,12 @@ class _Drain:
         return self.total > len(self.kept)
 
     def text(self) -> str:
-        return self.kept.decode("utf-8", "replace")
+        """What was kept; when the rest was dropped, up to its last whole line, so that a report
+        (AddressSanitizer's, a race) is never read cut off mid-line."""
+        kept = bytes(self.kept)
+        if self.cut and b"\n" in kept:
+            kept = kept[:kept.rindex(b"\n") + 1]
+        return kept.decode("utf-8", "replace")
 
 
 def _signal_group(pid: int, sig: int) -> None:

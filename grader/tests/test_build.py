@@ -17,6 +17,19 @@ def test_first_error_picks_the_compiler_line():
     assert first_error(log) == 'build/x/increment.cu(12): error: identifier "idx" is undefined'
 
 
+def test_a_link_error_names_the_missing_function_not_a_command_line():
+    log = ("g++ -std=c++17 -O2 x.o main.cpp.o -o increment -pthread\n"
+           "/usr/bin/ld: main.cpp.o: in function `run_student_code(int)':\n"
+           "main.cpp:64: undefined reference to `device_free(float*)'\n"
+           "collect2: error: ld returned 1 exit status\n")
+    assert first_error(log).startswith("link error: device_free(float*) is not defined")
+
+
+def test_a_removed_cuda_function_is_named_with_its_replacement():
+    log = 'fw.cu(40): error: identifier "cudaThreadSynchronize" is undefined\n'
+    assert first_error(log).endswith("(cudaThreadSynchronize was removed from CUDA; use cudaDeviceSynchronize)")
+
+
 @needs_nvcc
 def test_compile_error_is_ce_for_every_case(tmp_path):
     source = (SOLUTIONS_DIR / "increment" / "increment.c").read_text()

@@ -12,7 +12,13 @@ def write(path, typecode, values):
 def test_i32_square_matrix_names_row_and_column(tmp_path):
     expected = write(tmp_path / "e", "i", [0, 1, 2, 3, 4, 5, 6, 7, 8])
     actual = write(tmp_path / "a", "i", [0, 1, 2, 3, 4, 9, 6, 7, 8])
-    assert compare_files(expected, actual, Compare("i32")) == "entry 5 (row 1, column 2): expected 5, got 9"
+    assert compare_files(expected, actual, Compare("i32", matrix=True)) == "entry 5 (row 1, column 2): expected 5, got 9"
+
+
+def test_a_vector_whose_length_is_a_square_stays_a_vector(tmp_path):
+    expected = write(tmp_path / "e", "i", [0, 1, 2, 3, 4, 5, 6, 7, 8])
+    actual = write(tmp_path / "a", "i", [0, 1, 2, 3, 4, 9, 6, 7, 8])
+    assert compare_files(expected, actual, Compare("i32")) == "entry 5: expected 5, got 9"
 
 
 def test_equal_files_pass(tmp_path):
