@@ -14,6 +14,7 @@ verdict means; this file only wires the stages together, with the timing rules o
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import zlib
@@ -26,17 +27,19 @@ from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
 from grader.gpu import gpu_count
 from grader.labs import Case, Lab
-from grader.paths import BUILD_DIR, SOLUTIONS_DIR
+from grader import KIT_VERSION
+from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
 from grader.limits import LabLimits, Limits
 from grader.program_files import open_folder, open_left, remove_tree
-from grader.report import Report
+from grader.report import Report, write_atomically
 from grader.run import RunOutcome, run_program
 from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, run_view, sandbox_for
 from grader.text import one_line
 from grader.verdict import AC, CE, IE, RE, SLOW, CaseResult, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
+LIMIT_FACTOR, LIMIT_FLOOR_S = 20, 10.0  # a case's time limit against the reference's time
 
 
 @dataclass(frozen=True)
@@ -208,7 +211,9 @@ class Grader:
             report.results = [CaseResult(c.name, verdict, one_line(build.reason), 0.0, c.points) for c in self.cases]
             return report
         reference = self._reference_metrics(report)
+        limits = self._time_limits(report)
         for case in self.cases:
+            case = dataclasses.replace(case, time_limit_s=limits.get(case.name, case.time_limit_s))
             result = self._grade_case(case, build.programs[case.program], reference, report)
             self.log(f"  {case.name}: {result.verdict} ({result.reason})")
             report.results.append(result)
@@ -368,6 +373,50 @@ class Grader:
             value = limit + 1  # the grader's clock says slow
         if value > limit:
             self._mark_slow(result, result.timing_note)
+
+    def _time_limits(self, report: Report) -> dict[str, float]:
+        """Each case's time limit from the reference solution's time on this machine, in this
+        flavor: LIMIT_FACTOR times it, at least LIMIT_FLOOR_S, at most the case's own limit. A
+        program that loops forever then costs seconds, not the minute a GPU-sized case allows.
+        The reference's times are measured once and kept in build/reference-walls/."""
+        if self.source.name == "solution" or not (SOLUTIONS_DIR / self.lab.id).is_dir():
+            return {}
+        key = hashlib.sha256(json.dumps([KIT_VERSION, self.emu, self.asan, self.checks,
+                                         [dataclasses.astuple(c)[:6] for c in self.cases]]).encode())
+        for path in sorted((SOLUTIONS_DIR / self.lab.id).glob("*.c")) + sorted((LABS_DIR / self.lab.id).glob("*.c*")):
+            key.update(path.read_bytes())
+        cache = BUILD_DIR / "reference-walls" / f"{self.lab.id}-{key.hexdigest()[:16]}.json"
+        try:
+            walls = json.loads(cache.read_text())
+        except (OSError, ValueError):
+            walls = self._measure_reference_walls()
+            if walls:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(cache, json.dumps(walls) + "\n")
+        limits = {c.name: min(c.time_limit_s, max(LIMIT_FLOOR_S, LIMIT_FACTOR * walls[c.name]))
+                  for c in self.cases if c.name in walls}
+        if limits:
+            report.notes.append(f"time limits: {LIMIT_FACTOR} x the reference solution's time here, at least "
+                                f"{LIMIT_FLOOR_S:g} s, at most the case's own")
+        return limits
+
+    def _measure_reference_walls(self) -> dict[str, float]:
+        """The reference solution's wall time on each case, run as the student's will be."""
+        solution = Source("solution", SOLUTIONS_DIR)
+        build = build_lab(self.lab, src_root=solution.root, build_dir=build_dir_for(solution, self.emu, self.asan),
+                          emu=self.emu, asan=self.asan, sandbox=self.sandbox)
+        if not build.ok:
+            return {}
+        walls = {}
+        for case in self.cases:
+            ready = self._prepare(case)
+            label, env, _ = self._runs(case)[0]
+            outcome, output, _ = self._run(build.programs[case.program], ready,
+                                           self.work.with_name(self.lab.id + "-reference"), env=env)
+            output.remove()
+            if runtime_error(outcome, case.time_limit_s) is None:
+                walls[case.name] = outcome.wall_s
+        return walls
 
     def _reference_metrics(self, report: Report) -> dict[str, float]:
         """The reference solution's figure for each timed case, measured in this same run."""
