@@ -1,6 +1,10 @@
-"""Runs an untrusted lab program inside bubblewrap (Debian's `bubblewrap`, the `bwrap` command).
+"""Builds and runs untrusted code inside bubblewrap (Debian's `bubblewrap`, the `bwrap` command).
 
-What the program sees: the system's programs and libraries read-only (/usr and the /bin, /lib
+Both sandboxes show the system read-only and hide the kit's own folder under an empty tmpfs, in
+which only the Mounts a caller names appear: the build (build.py) sees the Makefile, the lab's
+harness, the toolchain and the student's files; a run sees what follows.
+
+What a program sees: the system's programs and libraries read-only (/usr and the /bin, /lib
 links), a few files of /etc that the dynamic loader needs, its own /proc (own PID namespace),
 a minimal /dev (plus /dev/nvidia* and /sys read-only when there is a GPU), a private /tmp, the
 kit's labs/ folder read-only, its own program and this testcase's input read-only, and one
