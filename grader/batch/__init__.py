@@ -298,7 +298,7 @@ def unpacked_dir(plan: Plan, sub: Submission) -> Path:
     return BUILD_DIR / "batch" / plan.lab / f"{sub.student}-{sub.sha256[:12]}"
 
 
-def intake(plan: Plan, lab, sub: Submission) -> Path:
+def intake_once(plan: Plan, lab, sub: Submission) -> Path:
     """The folder to build from: the submission's own files for the lab, checked and copied
     (submission.intake). Done once for the same bytes: a second call (the grading stage after
     the build stage) reuses the copy, so the build made from it stays up to date."""
@@ -312,7 +312,7 @@ def intake(plan: Plan, lab, sub: Submission) -> Path:
     return dest
 
 
-def source_for(sub: Submission, root: Path) -> Source:
+def submission_source(sub: Submission, root: Path) -> Source:
     # The hash in the name keeps two submissions of one student id (two batches) from ever
     # sharing a build folder, where make could keep a stale object.
     return Source(f"sub-{sub.student}-{sub.sha256[:12]}", root)
@@ -321,7 +321,7 @@ def source_for(sub: Submission, root: Path) -> Source:
 def clean_up(plan: Plan, sub: Submission) -> None:
     if plan.keep_builds:
         return
-    source = source_for(sub, Path(sub.path))
+    source = submission_source(sub, Path(sub.path))
     for asan in (False, True):  # under the emulator the checked build has ASan on
         build_dir = build_dir_for(source, plan.emu, asan)
         for folder in (build_dir, BUILD_DIR / "grading" / build_dir.name):
@@ -334,10 +334,10 @@ def build_only(plan: Plan, sub: Submission) -> None:
     """The local scheduler's first stage: intake and build, on the CPUs, ahead of the GPU."""
     lab = load_lab(plan.lab)
     try:
-        root = intake(plan, lab, sub)
+        root = intake_once(plan, lab, sub)
     except SubmissionError:
         return  # the grading stage records the refusal
-    build_lab(lab, src_root=root, build_dir=build_dir_for(source_for(sub, root), plan.emu, False),
+    build_lab(lab, src_root=root, build_dir=build_dir_for(submission_source(sub, root), plan.emu, False),
               emu=plan.emu)
 
 
@@ -346,8 +346,8 @@ def grade_one(plan: Plan, sub: Submission, *, where: str, log=print) -> dict:
     key = plan.key
     try:
         lab = load_lab(plan.lab)
-        root = intake(plan, lab, sub)
-        report = Grader(lab, source_for(sub, root), emu=plan.emu, groups=tuple(plan.groups), log=log,
+        root = intake_once(plan, lab, sub)
+        report = Grader(lab, submission_source(sub, root), emu=plan.emu, groups=tuple(plan.groups), log=log,
                         sandbox=plan.sandbox, secret=plan.secret(), checks=plan.checks).grade()
         record = make_record(sub, key, GRADED, "", where=where, run=plan.run_id, report=report)
         if record["verdict"] == IE:  # the grader's failure, not the student's: graded again next run
