@@ -30,6 +30,7 @@ from grader.gpu import gpu_arch
 from grader.labs import Lab
 from grader.limits import Limits, MB
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, STARTER_DIR
+from grader.program_files import remove_tree
 from grader.run import run_program
 from grader.sandbox import Mount, Sandbox, clean_env, sandbox_for
 from grader import symbols
@@ -144,6 +145,9 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
         return failed
     src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
     src_dir = src_root / lab.id if (src_root / lab.id).is_dir() else src_root
+    # Always from nothing: an object left in this folder by an earlier build (one made with the
+    # sandbox off, or from other files of the same name) must never be linked into this one.
+    remove_tree(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
     (build_dir / "obj").mkdir(exist_ok=True)
     sandbox = sandbox or sandbox_for(None)

@@ -301,7 +301,8 @@ class Grader:
                 os.close(output.folder_fd)
             else:
                 output.remove()
-            first = first or (outcome, figures)
+            if first is None:
+                first, first_reason = (outcome, figures), reason
             if label.startswith("on "):  # which devices it ran on is said even when correct
                 labels.append(label.split(",")[0])
             if verdict != AC:
@@ -309,7 +310,7 @@ class Grader:
                 break
         else:
             labels = list(dict.fromkeys(labels))
-            reason = one_line(f"correct ({', '.join(labels)})" if labels else "correct")
+            reason = one_line(f"{first_reason} ({', '.join(labels)})" if labels else first_reason)
         outcome, figures = first
         result = CaseResult(case.name, verdict, reason, case.points if verdict == AC else 0.0,
                             case.points, outcome.wall_s, figures)

@@ -139,17 +139,22 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
 
 
 def memcheck_finding(stderr: str) -> str:
-    """AddressSanitizer's first line and the first frame in the student's own file, or ''."""
+    """AddressSanitizer's finding in one line, with the first frame in the student's own file
+    (not the harness's, not the C library's), or ''."""
     first = _line(stderr, r"ERROR: AddressSanitizer")
     if not first:
         return ""
-    first = re.sub(r"^=+\d+=+", "", first).strip()
-    first = re.sub(r" on (unknown )?address 0x[0-9a-f]+.*", "", first)
-    frame = next((m.group(1) for m in re.finditer(r"#\d+ 0x[0-9a-f]+ in (\S+ \S+\.(?:c|cu):\d+)", stderr)
-                  if "/labs/" not in m.group(1)), "")
+    kind = re.search(r"AddressSanitizer: ([\w-]+)", first)
+    kind = kind.group(1) if kind else "error"
+    frames = re.findall(r"#\d+ 0x[0-9a-f]+ in (\S+) (\S+\.(?:c|cu|cpp|h):\d+)", stderr)
+    own = next((f"{function} {where}" for function, where in frames
+                if "/labs/" not in where and not where.startswith(("../", "/usr/")) and "libc" not in where), "")
+    at = f" at {own}" if own else ""
+    if kind == "SEGV":
+        return f"killed by SIGSEGV (Segmentation fault): AddressSanitizer caught it{at}"
     action = _line(stderr, r"^(READ|WRITE) of size")
-    parts = [first, action.split(" at ")[0] if action else "", f"at {frame}" if frame else ""]
-    return "out of bounds: " + ", ".join(p for p in parts if p)
+    what = f", {action.split(' at ')[0]}" if action else ""
+    return f"out of bounds: AddressSanitizer: {kind}{what}{at}"
 
 
 def determine_verdict(outcome: RunOutcome, time_limit_s: float, mismatch: str | None) -> tuple[str, str]:

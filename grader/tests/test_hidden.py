@@ -62,4 +62,6 @@ def test_reference_passes_the_hidden_cases_under_emulation():
     grader.cases = [c for c in grader.cases if c.group == HIDDEN_GROUP]
     report = grader.grade()
     assert [r.verdict for r in report.results] == ["AC"] * 3
-    assert any("3 hidden cases made from the secret in test (fingerprint" in n for n in report.notes)
+    assert "3 hidden cases" in report.notes  # what a student may see
+    assert any("made from the secret in test (fingerprint" in n for n in report.staff_notes)  # the TA's
+    assert not any("fingerprint" in n or "secret in" in n for n in report.notes)

@@ -9,7 +9,7 @@ import pytest
 
 from grader.build import build_lab
 from grader.cases import load_generator
-from grader.compare import compare_binary
+from grader.compare import compare_files
 from grader.labs import Compare, load_lab
 from grader.paths import SOLUTIONS_DIR
 from grader.testing import lab_program, run
@@ -63,7 +63,7 @@ def test_every_kernel_matches_the_exact_product(matmul, tmp_path, kernel, n):
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"CORRECT ({kernel})" in done.stdout
     GEN.make_expected({"n": n, "seed": n}, None, expected)
-    assert compare_binary(expected, out, Compare("f32", rtol=rtol(n))) is None
+    assert compare_files(expected, out, Compare("f32", rtol=rtol(n))) is None
 
 
 @pytest.mark.parametrize("n", [257, 260])  # the emulator has 8 multiprocessors: big tiles from n = 257
@@ -72,7 +72,7 @@ def test_fast_kernel_large_tiles_scalar_and_vector_paths(matmul, tmp_path, n):
     done = run([matmul, "--n", n, "--kernel", "fast", "--seed", 7, "--out", out])
     assert done.returncode == 0, done.stdout + done.stderr
     GEN.make_expected({"n": n, "seed": 7}, None, expected)
-    assert compare_binary(expected, out, Compare("f32", rtol=rtol(n))) is None
+    assert compare_files(expected, out, Compare("f32", rtol=rtol(n))) is None
 
 
 @pytest.mark.parametrize("tile", [4, 8, 32])
@@ -166,4 +166,4 @@ def test_hidden_cases_pass_with_the_reference(matmul, tmp_path):
         out = tmp_path / f"{case.name}.out"
         done = run(argv_for(matmul, ready, out))
         assert done.returncode == 0, (case.name, case.params, done.stdout + done.stderr)
-        assert compare_binary(ready.expected_path, out, case.compare) is None, case.name
+        assert compare_files(ready.expected_path, out, case.compare) is None, case.name
