@@ -134,7 +134,7 @@ def to_prairielearn(report: dict, info: LabInfo, *, secrets: tuple[str, ...] = (
                 "max_points": c.max_points,
                 "message": (f"{c.verdict} ({VERDICT_WORDS.get(c.verdict, c.verdict)})" if c.hidden
                             else _case_text(c)),
-                "output": "" if c.hidden else c.reason,
+                "output": "",  # the message says it all; output is for long text
             }
             for c in graded
         ],
