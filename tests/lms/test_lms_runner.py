@@ -23,9 +23,15 @@ import make_variants  # noqa: E402
 LAB = "increment"
 
 
+SECRET = "lms-runner-test-secret-0123456789abcdef"
+
+
 @pytest.fixture(scope="module")
 def gradescope_zip(tmp_path_factory):
-    return gradescope.make(LAB, out_dir=tmp_path_factory.mktemp("gs"), log=lambda *_: None)
+    """The lab's zip with a secret: its hidden cases are graded too."""
+    folder = tmp_path_factory.mktemp("gs")
+    (folder / "course.secret").write_text(SECRET + "\n")
+    return gradescope.make(LAB, secret_file=folder / "course.secret", out_dir=folder, log=lambda *_: None)
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +68,16 @@ def test_gradescope_grades_the_reference_solution_nested_in_a_folder(tmp_path, g
     root = autograder_root(tmp_path, gradescope_zip, {f"my-work/starter/{LAB}/{LAB}.c": solution})
     results, log = run_gradescope(root)
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0
-    assert all(t["status"] == "passed" and t["visibility"] == "visible" for t in results["tests"])
+    assert all(t["status"] == "passed" for t in results["tests"])
+    hidden = [t for t in results["tests"] if t["name"].startswith("hidden-")]
+    assert hidden and all(t["visibility"] == "after_due_date" for t in hidden)
+    assert all(t["visibility"] == "visible" for t in results["tests"] if t not in hidden)
     assert "Timing is not graded here" in results["output"]
-    assert "sandbox" in log  # the grader's own notes go to the staff's log, not to the student
+    assert "their verdicts show after the due date" in results["output"]
+    assert "sandbox" in log and "fingerprint" in log  # the grader's own notes: the staff's log only
+    student_text = json.dumps(results)
+    assert "secret" not in student_text.replace("hidden", "") and SECRET not in student_text
+    assert "fingerprint" not in student_text and str(root) not in student_text
 
 
 def test_gradescope_hostile_submission_cannot_forge_its_results(tmp_path, gradescope_zip):
