@@ -55,8 +55,8 @@ def _regular_files(top: Path):
 
 
 def stage_submission(submission: Path, info: LabInfo, stage: Path) -> Path:
-    """The path to hand the grader: a folder <stage>/<lab>/ with the lab's .c files, or the
-    one tarball the student uploaded. Raises StudentError when the files are not there."""
+    """The path to hand the grader: a folder <stage>/submission/ holding <lab>/ with the lab's
+    .c files (the layout of `make submit`), or the one tarball the student uploaded. Raises StudentError when the files are not there."""
     if not submission.is_dir():
         raise GraderFailure(f"the submission folder {submission} does not exist (the LMS put nothing there)")
     files = list(_regular_files(submission))
@@ -80,7 +80,7 @@ def stage_submission(submission: Path, info: LabInfo, stage: Path) -> Path:
     folder.mkdir(parents=True)
     for name, path in found.items():
         shutil.copyfile(path, folder / name)
-    return folder
+    return folder.parent
 
 
 def _last_error_line(text: str) -> str:
