@@ -2,20 +2,21 @@
 # Checks the Gradescope and PrairieLearn bundles of one lab on a bare Debian, as those graders
 # run them. Slow (debootstrap, apt, three gradings each), so not part of `make test`:
 #
-#     sudo lms/scripts/verify_bundles.sh [LAB]        (default: increment; needs root, network)
+#     sudo lms/scripts/verify_bundles.sh LAB          (needs root and the network)
 #
 # 1. debootstrap makes a minimal Debian bookworm root (standing in for Gradescope's Ubuntu
 #    image; LMS_VERIFY_BASE=folder reuses one), with /proc, /sys and /dev mounted in.
 # 2. Gradescope: the zip is unpacked into /autograder/source and its setup.sh runs there as
-#    root; then for each submission (the reference solution, a buggy one, a hostile one that
-#    forges results.json and hangs on one case) /autograder/submission is filled and
+#    root; then for each submission (the reference solution, the unfinished starter, a hostile
+#    one that forges results.json and hangs on its first run: tests/lms/submissions/
+#    make_variants.py; VARIANTS="..." chooses) /autograder/submission is filled and
 #    /autograder/run_autograder runs; each results.json is checked field by field (lms/spec.py).
 # 3. PrairieLearn: the image's entrypoint is made as image/Dockerfile makes it, the question's
 #    tests/ goes to /grade/tests, each submission to /grade/student, the entrypoint runs, and
 #    /grade/results/results.json is checked the same way.
 # Everything lands in build/lms-verify/<lab>/ (the results.json files and the logs).
 set -euo pipefail
-lab="${1:-increment}"
+lab="${1:?usage: $0 LAB (one of the folders labs/*/ with a lab.toml)}"
 kit="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$kit/build/lms-verify/$lab"
 work="${LMS_VERIFY_WORK:-/tmp/lms-verify}"
@@ -58,10 +59,10 @@ fresh_root() {
 
 echo "== bundles"
 (cd "$kit" && "$python" -m lms gradescope "$lab" && "$python" -m lms prairielearn "$lab")
-variants="solution buggy hostile-hang"
+variants="${VARIANTS:-solution unfinished hostile-hang}"
 submission() {  # $1 variant, $2 folder
-  rm -rf "$2"; mkdir -p "$2"
-  if [ "$1" = solution ]; then cp "$kit/solutions/$lab/"*.c "$2/"; else "$python" "$kit/tests/lms/submissions/make_variants.py" "$1" "$2"; fi
+  rm -rf "$2" "$root/tmp/labkit-lms-hostile-hung"; mkdir -p "$2"
+  "$python" "$kit/tests/lms/submissions/make_variants.py" "$lab" "$1" "$2"
 }
 check() {  # $1 format, $2 results.json, $3 name
   cp "$2" "$out/$3.json"

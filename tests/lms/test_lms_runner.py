@@ -81,7 +81,7 @@ def test_gradescope_grades_the_reference_solution_nested_in_a_folder(tmp_path, g
 
 
 def test_gradescope_hostile_submission_cannot_forge_its_results(tmp_path, gradescope_zip):
-    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": make_variants.hostile()})
+    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": make_variants.variant(LAB, "hostile")[f"{LAB}.c"]})
     results, _ = run_gradescope(root)
     names = [t["name"] for t in results["tests"]]
     assert "forged" not in names and results["score"] <= sum(t["max_score"] for t in results["tests"])
@@ -111,7 +111,7 @@ def test_gradescope_a_broken_grader_still_gives_results(tmp_path, gradescope_zip
 def test_prairielearn_grades_a_buggy_submission(tmp_path, prairielearn_question):
     root = tmp_path / "grade"
     shutil.copytree(prairielearn_question / "tests", root / "tests")
-    make_variants.write("buggy", root / "student")
+    make_variants.write(LAB, "buggy", root / "student")
     proc = subprocess.run(["bash", str(root / "tests" / "run")], capture_output=True, text=True,
                           env={**os.environ, "LABKIT_GRADE_ROOT": str(root)}, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
