@@ -23,6 +23,7 @@ from lms.kit import CONFIG_NAME, KIT_ROOT, LabInfo, check_no_secret, lab_info, r
 
 OUT_DIR = KIT_ROOT / "build" / "prairielearn"
 DEFAULT_IMAGE = "labkit/emu-grader"
+TOPIC = "CUDA labs"
 ENTRYPOINT = "/usr/local/bin/labkit-grade"
 UUID_NAMESPACE = uuid.UUID("6f1c1d52-8f3e-4a53-9a4e-2b1d3c0e5a77")  # the kit's: the same lab, the same uuid
 
@@ -88,8 +89,7 @@ def info_json(info: LabInfo, image: str) -> str:
     question = {
         "uuid": str(uuid.uuid5(UUID_NAMESPACE, f"labkit/{info.lab}")),
         "title": info.title,
-        "topic": "CUDA labs",
-        "tags": ["labkit", info.lab, "emulator"],
+        "topic": TOPIC,  # PrairieLearn wants it among infoCourse.json's topics
         "type": "v3",
         "singleVariant": True,
         "gradingMethod": "External",
