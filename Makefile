@@ -59,6 +59,7 @@ ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) -Xcompiler -Wall -Ilabs/co
 
 # Goals that build without nvcc (plain C or host C++); emu.mk and labs/<lab>/lab.mk add theirs.
 HOST_GOALS := emu-bench
+LMS_GOALS  := gradescope prairielearn github-classroom  # grading in an LMS: see the end of this file
 include labs/emu/emu.mk
 ALL_EMUFLAGS = $(EMU_CXXFLAGS) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
 
@@ -141,7 +142,7 @@ all: $(LABS)
 # Fail early, with what to do, when the compiler is missing.
 ifeq ($(EMU),)
   ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
-    $(if $(filter-out help deps test pytest clean figures handouts dist-student dist-instructor $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
+    $(if $(filter-out help deps test pytest clean figures handouts dist-student dist-instructor $(LMS_GOALS) $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
       $(error nvcc not found (NVCC=$(NVCC)). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
   endif
 endif
@@ -204,6 +205,14 @@ dist-student dist-instructor: dist-%:
 	$(PYTHON) -m grader.dist $* --out build/dist
 # ---- end of handouts and editions --------------------------------------------------------
 
+# ---- grading in an LMS (lms/, docs/lms.md) -----------------------------------------------
+# Gradescope's autograder zip, PrairieLearn's question and image, GitHub Classroom's template
+# repository, for one lab, graded under the CPU emulator. SECRET_FILE=path adds hidden cases
+# (Gradescope, PrairieLearn; the bundle then holds the secret); IMAGE names PrairieLearn's image.
+.PHONY: $(LMS_GOALS)
+$(LMS_GOALS): lab-given
+	$(PYTHON) -m lms $@ $(LAB) $(if $(SECRET_FILE),--secret-file '$(SECRET_FILE)') $(if $(IMAGE),--image '$(IMAGE)')
+
 help:
 	@echo "The CUDA lab kit. Labs: $(LABS)"
 	@echo
@@ -219,6 +228,9 @@ help:
 	@echo "  make figures             only the figures (handouts/figures/figures.toml)"
 	@echo "  make dist-student        build/dist/cuda-lab-kit-student.tar.gz: no solutions or answers"
 	@echo "  make dist-instructor     build/dist/cuda-lab-kit-instructor.tar.gz: everything"
+	@echo "  make gradescope LAB=<lab>        build/gradescope/<lab>-autograder.zip (SECRET_FILE=path: hidden cases)"
+	@echo "  make prairielearn LAB=<lab>      build/prairielearn/<lab>/: question, tests, image (IMAGE=name)"
+	@echo "  make github-classroom LAB=<lab>  build/github-classroom/<lab>/: template repo with the workflow"
 	@echo "  make clean               remove build/"
 	@echo
 	@echo "Variables:"

@@ -1,0 +1,146 @@
+"""What a bundle carries: the kit as a student may see it, and the lab's cases and points.
+
+The kit's files are the student edition's (`make dist-student`: no solutions, answers, tests or
+secrets), chosen by the kit's own edition code, plus this package. The lab's cases and points
+come from the kit (grader.labs.load_lab and testcases/<lab>/cases.toml): nothing here names a lab.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+KIT_ROOT = Path(__file__).resolve().parent.parent
+# What grading under the emulator needs on a bare Debian or Ubuntu (the packages of
+# grader/deps.py that the tests alone need are left out); python3 must be 3.11 or newer.
+TEST_ONLY_PACKAGES = {"libgtest-dev", "pandoc", "graphviz"}
+FALLBACK_PACKAGES = ("g++", "make", "bubblewrap", "libboost-context-dev")
+CONFIG_NAME = "lms-lab.json"
+TIMING_NOTE = ("Graded under the kit's CPU emulator, because this grader has no GPU: correctness only. "
+               "Timing is not graded here (a CPU's times say nothing about a GPU's); your course grades "
+               "timing on its GPU cluster.")
+
+
+class BundleError(Exception):
+    """A bundle that cannot be made; the message says what failed and what to do."""
+
+
+def _edition_module():
+    """The kit's edition packer, wherever this kit keeps it (grader/dist.py, or authoring/dist.py)."""
+    for name in ("authoring.dist", "grader.dist"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise BundleError("cannot find the kit's edition code (authoring/dist.py or grader/dist.py), which "
+                      "says what the student edition holds; check that this is a complete kit checkout")
+
+
+def student_kit_files(root: Path = KIT_ROOT) -> list[str]:
+    """Kit-relative paths of the student edition's files, plus lms/ itself (committed or not)."""
+    dist = _edition_module()
+    try:
+        files, _left_out = dist.edition_files("student", root)
+    except Exception as e:  # the edition code is another module's: say where it failed
+        raise BundleError(f"the kit's edition code ({dist.__name__}.edition_files) failed: {e}") from None
+    own = [p.relative_to(root).as_posix() for p in sorted((root / "lms").rglob("*"))
+           if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts]
+    return sorted(set(files) | set(own))
+
+
+def check_no_secret(files: list[str], secret: bytes | None, root: Path = KIT_ROOT) -> None:
+    """Refuses a kit file that holds the instructor's secret (it would reach students)."""
+    if not secret:
+        return
+    for rel in files:
+        if secret in (root / rel).read_bytes():
+            raise BundleError(f"{rel} holds the instructor's hidden-case secret: take it out of the kit "
+                              f"and make a new secret (python3 -m grader secret)")
+
+
+def grading_packages() -> list[str]:
+    """The Debian/Ubuntu packages grading under the emulator needs, from the kit's deps list."""
+    try:
+        deps = importlib.import_module("grader.deps")
+        packages = [p for p in deps.DEBIAN if p not in TEST_ONLY_PACKAGES]
+    except (ImportError, AttributeError):
+        packages = list(FALLBACK_PACKAGES)
+    return sorted(set(packages) | {"python3"})
+
+
+@dataclass(frozen=True)
+class CaseInfo:
+    name: str
+    points: float
+    hidden: bool = False
+    time_limit_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class LabInfo:
+    """What a bundle knows of its lab; written into it as lms-lab.json."""
+    lab: str
+    title: str
+    programs: list[str]
+    cases: list[CaseInfo]
+    hidden_cases: bool  # the bundle carries a secret: hidden cases are graded
+    budget_s: int  # the most one grading may take, all cases and the build together
+    kit_version: str = ""
+    packages: list[str] = field(default_factory=list)
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.points for c in self.cases)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2) + "\n"
+
+    @staticmethod
+    def from_json(text: str) -> "LabInfo":
+        raw = json.loads(text)
+        raw["cases"] = [CaseInfo(**c) for c in raw["cases"]]
+        return LabInfo(**raw)
+
+
+BUILD_ALLOWANCE_S = 240  # building the emulator, the harness and the student's files on a slow CPU
+
+
+def lab_info(lab_id: str, *, with_hidden: bool, root: Path = KIT_ROOT) -> LabInfo:
+    """The lab's public cases (the ones `make check` runs) and, with a secret, its hidden ones."""
+    from grader.labs import ConfigError, load_lab
+    try:
+        lab = load_lab(lab_id)
+    except ConfigError as e:
+        raise BundleError(str(e)) from None
+    cases = [CaseInfo(c.name, c.points, False, c.time_limit_s) for c in lab.cases if c.group == "public"]
+    if with_hidden:
+        cases_toml = root / "testcases" / lab.id / "cases.toml"
+        recipes = tomllib.loads(cases_toml.read_text()).get("hidden", [])
+        if not recipes:
+            raise BundleError(f"a secret was given but {cases_toml.relative_to(root)} has no [[hidden]] "
+                              f"recipes: leave SECRET_FILE out for lab {lab.id}, or add recipes")
+        for recipe in recipes:
+            for number in range(1, int(recipe.get("count", 1)) + 1):
+                cases.append(CaseInfo(f"{recipe['name']}-{number}", float(recipe.get("points", 1)), True,
+                                      float(recipe.get("time_limit_s", 60))))
+    from grader import KIT_VERSION
+    budget = BUILD_ALLOWANCE_S + int(sum(c.time_limit_s for c in cases))
+    return LabInfo(lab.id, lab.title, list(lab.programs), cases, with_hidden, budget, KIT_VERSION,
+                   grading_packages())
+
+
+def read_secret(path: Path | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        value = Path(path).read_bytes().strip()
+    except OSError as e:
+        raise BundleError(f"cannot read the secret file {path}: {e.strerror}; make one with "
+                          f"python3 -m grader secret > FILE") from None
+    if len(value) < 16:
+        raise BundleError(f"the secret in {path} has {len(value)} characters; use at least 16 "
+                          f"(python3 -m grader secret prints a fresh one)")
+    return value

@@ -1,0 +1,133 @@
+"""run_autograder (Gradescope) and tests/run (PrairieLearn) run directly on this machine, with a
+fake /autograder or /grade (LABKIT_AUTOGRADER_ROOT, LABKIT_GRADE_ROOT): the reference solution,
+a buggy and a hostile submission (which forges results; lms/scripts/verify_bundles.sh
+also has one hang), a missing file, and a grader that breaks. Each results.json
+is checked against its LMS's format (lms/spec.py). About 45 s: three gradings under the emulator."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lms import gradescope, prairielearn, spec
+from lms.kit import KIT_ROOT
+
+sys.path.insert(0, str(Path(__file__).parent / "submissions"))
+import make_variants  # noqa: E402
+
+LAB = "increment"
+
+
+SECRET = "lms-runner-test-secret-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def gradescope_zip(tmp_path_factory):
+    """The lab's zip with a secret: its hidden cases are graded too."""
+    folder = tmp_path_factory.mktemp("gs")
+    (folder / "course.secret").write_text(SECRET + "\n")
+    return gradescope.make(LAB, secret_file=folder / "course.secret", out_dir=folder, log=lambda *_: None)
+
+
+@pytest.fixture(scope="module")
+def prairielearn_question(tmp_path_factory):
+    folder = prairielearn.make(LAB, out_dir=tmp_path_factory.mktemp("pl"), log=lambda *_: None)
+    return folder / "questions" / f"labkit-{LAB}"
+
+
+def autograder_root(tmp_path, zip_path, submission_files):
+    """/autograder as Gradescope lays it out: source/ (the zip), submission/, results/."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(root / "source")
+        for info in zf.infolist():  # zipfile drops the modes
+            (root / "source" / info.filename).chmod((info.external_attr >> 16) & 0o777 or 0o644)
+    (root / "submission").mkdir()
+    for name, text in submission_files.items():
+        (root / "submission" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "submission" / name).write_text(text)
+    return root
+
+
+def run_gradescope(root):
+    proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
+                          env={**os.environ, "LABKIT_AUTOGRADER_ROOT": str(root)}, cwd=root, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert spec.gradescope_problems(results) == [], results
+    return results, proc.stdout
+
+
+def test_gradescope_grades_the_reference_solution_nested_in_a_folder(tmp_path, gradescope_zip):
+    solution = (KIT_ROOT / "solutions" / LAB / f"{LAB}.c").read_text()
+    root = autograder_root(tmp_path, gradescope_zip, {f"my-work/starter/{LAB}/{LAB}.c": solution})
+    results, log = run_gradescope(root)
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 0
+    assert all(t["status"] == "passed" for t in results["tests"])
+    hidden = [t for t in results["tests"] if t["name"].startswith("hidden-")]
+    assert hidden and all(t["visibility"] == "after_due_date" for t in hidden)
+    assert all(t["visibility"] == "visible" for t in results["tests"] if t not in hidden)
+    assert "Timing is not graded here" in results["output"]
+    assert "their verdicts show after the due date" in results["output"]
+    assert "sandbox" in log and "fingerprint" in log  # the grader's own notes: the staff's log only
+    student_text = json.dumps(results)
+    assert "secret" not in student_text.replace("hidden", "") and SECRET not in student_text
+    assert "fingerprint" not in student_text and str(root) not in student_text
+
+
+def test_gradescope_hostile_submission_cannot_forge_its_results(tmp_path, gradescope_zip):
+    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": make_variants.variant(LAB, "hostile")[f"{LAB}.c"]})
+    results, _ = run_gradescope(root)
+    names = [t["name"] for t in results["tests"]]
+    assert "forged" not in names and results["score"] <= sum(t["max_score"] for t in results["tests"])
+    assert results["score"] == sum(t["max_score"] for t in results["tests"])  # it does the work too
+
+
+def test_gradescope_missing_file_says_what_to_upload(tmp_path, gradescope_zip):
+    root = autograder_root(tmp_path, gradescope_zip, {"notes.txt": "I forgot my code"})
+    results, _ = run_gradescope(root)
+    assert results["score"] == 0 and f"has no {LAB}.c" in results["output"]
+    assert f"make submit LAB={LAB}" in results["output"]
+
+
+def test_gradescope_a_broken_grader_still_gives_results(tmp_path, gradescope_zip):
+    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": "int x;\n"})
+    (root / "source" / "kit" / "grader" / "__main__.py").write_text("raise SystemExit(7)\n")
+    results, _ = run_gradescope(root)
+    assert results["score"] == 0 and "The autograder failed, not your code" in results["output"]
+    assert "exit status 7" in results["output"]
+    # Not even Python: run_autograder's own fallback.
+    (root / "source" / "labkit-python").write_text("/bin/false\n")
+    results, log = run_gradescope(root)
+    assert results["score"] == 0 and "before writing a result" in results["output"]
+    assert "no valid results.json" in log
+
+
+def test_prairielearn_grades_a_buggy_submission(tmp_path, prairielearn_question):
+    root = tmp_path / "grade"
+    shutil.copytree(prairielearn_question / "tests", root / "tests")
+    make_variants.write(LAB, "buggy", root / "student")
+    proc = subprocess.run(["bash", str(root / "tests" / "run")], capture_output=True, text=True,
+                          env={**os.environ, "LABKIT_GRADE_ROOT": str(root)}, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert spec.prairielearn_problems(results) == [], results
+    assert results["gradable"] is True and 0 < results["score"] < 1
+    failed = [t for t in results["tests"] if t["points"] < t["max_points"]]
+    assert failed and all(t["message"].startswith("WA") for t in failed)
+
+
+def test_prairielearn_missing_file_is_not_gradable(tmp_path, prairielearn_question):
+    root = tmp_path / "grade"
+    shutil.copytree(prairielearn_question / "tests", root / "tests")
+    (root / "student").mkdir()
+    proc = subprocess.run(["bash", str(root / "tests" / "run")], capture_output=True, text=True,
+                          env={**os.environ, "LABKIT_GRADE_ROOT": str(root)}, timeout=120)
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert spec.prairielearn_problems(results) == [] and results["gradable"] is False
+    assert f"has no {LAB}.c" in results["message"], proc.stdout
