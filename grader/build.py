@@ -91,7 +91,8 @@ def flavor(emu: bool, asan: bool, arch: str | None) -> str:
 
 
 def make_args(*, emu: bool, asan: bool, arch: str | None) -> list[str]:
-    args = [f"PYTHON={sys.executable}", f"EMU_PYTHON={sys.executable}"]
+    python = os.path.realpath(sys.executable)  # a venv's python is a link into a folder the sandbox hides
+    args = [f"PYTHON={python}", f"EMU_PYTHON={python}"]
     args += ["EMU=1"] if emu else ([f"ARCH={arch}"] if arch else [])
     return args + (["ASAN=1"] if asan else [])
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # GPU verification of safe grading (issues 9 and 14), from the kit's root on a machine with a GPU:
 #   bash grader/scripts/safety_gpu_verify.sh
-# Where bubblewrap is not installed and cannot be (no network), put its Debian packages in
-# build/safety-tools/ first (apt-get download bubblewrap libselinux1 libpcre2-8-0 libcap2): they
-# are unpacked to /tmp and used from there. Prints: whether the sandbox runs (with /dev/nvidia*),
+# Where bubblewrap is not installed and cannot be (no network), carry its Debian packages in
+# build/offline-debs/ (grader/scripts/offline_deps.sh says which and how). Prints: whether the sandbox runs (with /dev/nvidia*),
 # the reference graded in the sandbox (every case, and the hidden ones from a throwaway secret),
 # a copy of it graded as a submission (timing against the reference, honest-timing checks), the
 # hostile corpus on the GPU with the sandbox required and then off (kernel_loop spins on the
@@ -13,15 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-if ! command -v bwrap >/dev/null && ls build/safety-tools/*.deb >/dev/null 2>&1; then
-    rm -rf /tmp/labkit-bw && mkdir -p /tmp/labkit-bw/bin
-    for deb in build/safety-tools/*.deb; do dpkg -x "$deb" /tmp/labkit-bw; done
-    libs=/tmp/labkit-bw/lib/x86_64-linux-gnu:/tmp/labkit-bw/usr/lib/x86_64-linux-gnu
-    printf '#!/bin/sh\nexec /lib64/ld-linux-x86-64.so.2 --library-path %s /tmp/labkit-bw/usr/bin/bwrap "$@"\n' \
-        "$libs" > /tmp/labkit-bw/bin/bwrap
-    chmod +x /tmp/labkit-bw/bin/bwrap
-    export PATH=/tmp/labkit-bw/bin:$PATH
-fi
+. grader/scripts/offline_deps.sh
 
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
