@@ -155,6 +155,7 @@ class Grader:
             self.cases += hidden.hidden_cases(lab, self.secret)
         self.sanitize = (checks and not emu) if sanitize is None else sanitize
         self._emulated_programs: dict[str, Path] | None = None  # multi-device runs on a node with too few GPUs
+        self._emulated_failure = ""
         self.reference_walls: dict[str, float] = {}
 
     def _prepare(self, case: Case) -> ReadyCase:
@@ -285,6 +286,7 @@ class Grader:
             build = build_lab(self.lab, src_root=self.source.root, build_dir=build_dir_for(self.source, True, False),
                               emu=True, sandbox=self.sandbox)
             self._emulated_programs = build.programs if build.ok else {}
+            self._emulated_failure = build.reason
         return self._emulated_programs.get(program)
 
     def _grade_case(self, case: Case, program: Path, reference: dict, report: Report) -> CaseResult:
@@ -293,7 +295,7 @@ class Grader:
         for label, env, emulated in self._runs(case):
             binary = self._emulated(case.program) if emulated else program
             if binary is None:
-                labels.append(f"not {label}: the emulated build failed")
+                labels.append(f"not {label}: the emulated build failed ({self._emulated_failure[:160]})")
                 continue
             outcome, output, figures = self._run(binary, ready, self.work, env=env)
             verdict, reason = judge(self.lab, ready, outcome, output)

@@ -58,6 +58,8 @@ _PREFIX = re.compile(r"^=+\s?")
 def findings(tool: str, text: str) -> str | None:
     """'memcheck: 3 errors; first: Invalid __global__ write of size 4 bytes at ...', or None."""
     summary = _SUMMARY.search(text)
+    if summary is None and "terminated before first instrumented API call" in text:
+        return f"{tool}: could not check (the program made no CUDA call: set lab.toml's [sanitize] case)"
     if summary is None:
         last = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
         return f"{tool}: could not check (compute-sanitizer gave no summary: {last[0].strip()[:160]})"
