@@ -18,7 +18,9 @@ EMU_LDFLAGS   = -pthread -lboost_context $(EMU_SAN)
 EMU_LIB_DIR   = build/emu/$(if $(ASAN),asan,plain)
 EMU_LIB       = $(EMU_LIB_DIR)/libcudaemu.a
 
-EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp)
+# src/api/ the runtime API, src/engine/ what runs blocks, src/reports/ what the emulator tells
+# the student; headers are included by their folder ("engine/fiber.h") from -I src.
+EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*/*.cpp)
 EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -I$(EMU_DIR)/include -I$(EMU_DIR)/src
 EMU_REWRITER      := $(wildcard $(EMU_DIR)/rewriter/*.py)
 

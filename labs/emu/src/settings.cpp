@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "asan.h"
-#include "diagnostics.h"
+#include "engine/asan.h"
+#include "reports/diagnostics.h"
 
 namespace cudaemu {
 namespace {

@@ -2,10 +2,10 @@
 // SM's limits (occupancy.h).
 #include <algorithm>
 
-#include "api_errors.h"
-#include "device_limits.h"
-#include "kernel_registry.h"
-#include "occupancy.h"
+#include "api/api_errors.h"
+#include "engine/device_limits.h"
+#include "api/kernel_registry.h"
+#include "api/occupancy.h"
 
 namespace cudaemu {
 

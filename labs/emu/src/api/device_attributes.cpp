@@ -1,6 +1,6 @@
 // cudaDeviceGetAttribute: the emulated device's properties, one attribute at a time.
-#include "api_errors.h"
-#include "devices.h"
+#include "api/api_errors.h"
+#include "api/devices.h"
 
 using namespace cudaemu;
 

@@ -1,4 +1,4 @@
-#include "devices.h"
+#include "api/devices.h"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 #include <set>
 #include <vector>
 
-#include "api_errors.h"
-#include "device_limits.h"
-#include "memory_registry.h"
+#include "api/api_errors.h"
+#include "engine/device_limits.h"
+#include "api/memory_registry.h"
 #include "settings.h"
 
 namespace cudaemu {

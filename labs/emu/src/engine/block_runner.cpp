@@ -1,12 +1,12 @@
-#include "block_runner.h"
+#include "engine/block_runner.h"
 
 #include <signal.h>
 
 #include <algorithm>
 #include <string>
 
-#include "crash_report.h"
-#include "diagnostics.h"
+#include "reports/crash_report.h"
+#include "reports/diagnostics.h"
 #include "settings.h"
 
 // The kernel built-ins: per CPU thread, and threadIdx rewritten at every fiber switch.

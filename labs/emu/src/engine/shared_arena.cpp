@@ -1,4 +1,4 @@
-#include "shared_arena.h"
+#include "engine/shared_arena.h"
 
 #include <sys/mman.h>
 
@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "asan.h"
-#include "diagnostics.h"
-#include "device_limits.h"
+#include "engine/asan.h"
+#include "reports/diagnostics.h"
+#include "engine/device_limits.h"
 
 namespace cudaemu {
 namespace {

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "block_runner.h"
-#include "diagnostics.h"
+#include "engine/block_runner.h"
+#include "reports/diagnostics.h"
 
 namespace cudaemu {
 

@@ -1,4 +1,4 @@
-#include "fiber.h"
+#include "engine/fiber.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "asan.h"
-#include "diagnostics.h"
+#include "engine/asan.h"
+#include "reports/diagnostics.h"
 
 namespace cudaemu {
 namespace fctx = boost::context::detail;

@@ -1,4 +1,4 @@
-#include "diagnostics.h"
+#include "reports/diagnostics.h"
 
 #include <cstdarg>
 #include <cstdio>

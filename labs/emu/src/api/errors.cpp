@@ -2,8 +2,8 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "api_errors.h"
-#include "diagnostics.h"
+#include "api/api_errors.h"
+#include "reports/diagnostics.h"
 
 namespace cudaemu {
 namespace {
@@ -13,7 +13,7 @@ struct ErrorText {
     const char *text;
 };
 const ErrorText kErrors[] = {
-#include "error_table.inc"
+#include "api/error_table.inc"
 };
 
 const ErrorText *find(cudaError_t error)

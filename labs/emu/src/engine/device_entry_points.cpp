@@ -3,7 +3,7 @@
 // barriers and warp functions act for a lone thread, as the host has no block to wait for.
 #include <atomic>
 
-#include "block_runner.h"
+#include "engine/block_runner.h"
 
 namespace cudaemu {
 

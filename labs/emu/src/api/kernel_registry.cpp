@@ -1,9 +1,9 @@
-#include "kernel_registry.h"
+#include "api/kernel_registry.h"
 
 #include <mutex>
 #include <unordered_map>
 
-#include "device_limits.h"
+#include "engine/device_limits.h"
 
 namespace cudaemu {
 namespace {

@@ -4,7 +4,7 @@
 // this_grid().sync() can wait for all of them.
 #pragma once
 
-#include "grid_run.h"
+#include "engine/grid_run.h"
 
 namespace cudaemu {
 void execute_grid(GridRun &grid);

@@ -1,4 +1,4 @@
-#include "grid_executor.h"
+#include "engine/grid_executor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "block_runner.h"
-#include "diagnostics.h"
+#include "engine/block_runner.h"
+#include "reports/diagnostics.h"
 #include "settings.h"
 
 namespace cudaemu {

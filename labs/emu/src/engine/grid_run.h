@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cuda_runtime.h"
-#include "schedule.h"
+#include "engine/schedule.h"
 
 namespace cudaemu {
 

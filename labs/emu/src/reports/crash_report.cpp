@@ -1,4 +1,4 @@
-#include "crash_report.h"
+#include "reports/crash_report.h"
 
 #include <signal.h>
 #include <ucontext.h>
@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <mutex>
 
-#include "asan.h"
-#include "block_runner.h"
+#include "engine/asan.h"
+#include "engine/block_runner.h"
 #include "settings.h"
 
 namespace cudaemu {

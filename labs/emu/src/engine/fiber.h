@@ -7,7 +7,7 @@
 #include <boost/context/detail/fcontext.hpp>
 #include <cstddef>
 
-#include "asan.h"
+#include "engine/asan.h"
 
 namespace cudaemu {
 

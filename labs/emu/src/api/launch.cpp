@@ -4,15 +4,15 @@
 #include <atomic>
 #include <string>
 
-#include "api_errors.h"
-#include "block_runner.h"
-#include "devices.h"
-#include "diagnostics.h"
-#include "grid_executor.h"
-#include "kernel_registry.h"
-#include "occupancy.h"
-#include "device_limits.h"
-#include "streams.h"
+#include "api/api_errors.h"
+#include "engine/block_runner.h"
+#include "api/devices.h"
+#include "reports/diagnostics.h"
+#include "engine/grid_executor.h"
+#include "api/kernel_registry.h"
+#include "api/occupancy.h"
+#include "engine/device_limits.h"
+#include "api/streams.h"
 
 namespace cudaemu {
 namespace {

@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "api_errors.h"
-#include "diagnostics.h"
-#include "devices.h"
-#include "memory_registry.h"
-#include "streams.h"
+#include "api/api_errors.h"
+#include "reports/diagnostics.h"
+#include "api/devices.h"
+#include "api/memory_registry.h"
+#include "api/streams.h"
 
 namespace cudaemu {
 namespace {

@@ -5,9 +5,9 @@
 #include <mutex>
 #include <set>
 
-#include "api_errors.h"
-#include "devices.h"
-#include "streams.h"
+#include "api/api_errors.h"
+#include "api/devices.h"
+#include "api/streams.h"
 
 struct CUstream_st {
     unsigned int flags;

@@ -1,8 +1,8 @@
 // Per-kernel attributes: cudaFuncSetAttribute (the dynamic shared memory opt-in),
 // cudaFuncGetAttributes, and the cache settings, which have nothing to emulate.
-#include "api_errors.h"
-#include "device_limits.h"
-#include "kernel_registry.h"
+#include "api/api_errors.h"
+#include "engine/device_limits.h"
+#include "api/kernel_registry.h"
 
 using namespace cudaemu;
 

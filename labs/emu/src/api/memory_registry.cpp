@@ -1,4 +1,4 @@
-#include "memory_registry.h"
+#include "api/memory_registry.h"
 
 #include <cstdlib>
 #include <iterator>

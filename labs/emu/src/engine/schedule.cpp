@@ -1,9 +1,9 @@
-#include "schedule.h"
+#include "engine/schedule.h"
 
 #include <cstdlib>
 #include <cstring>
 
-#include "diagnostics.h"
+#include "reports/diagnostics.h"
 
 namespace cudaemu {
 

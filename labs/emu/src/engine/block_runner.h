@@ -14,12 +14,12 @@
 #include <memory>
 #include <vector>
 
-#include "block_sync_api.h"
-#include "device_limits.h"
-#include "fiber.h"
-#include "grid_run.h"
-#include "schedule.h"
-#include "shared_arena.h"
+#include "engine/block_sync_api.h"
+#include "engine/device_limits.h"
+#include "engine/fiber.h"
+#include "engine/grid_run.h"
+#include "engine/schedule.h"
+#include "engine/shared_arena.h"
 
 namespace cudaemu {
 
