@@ -21,7 +21,8 @@ EMU_LIB       = $(EMU_LIB_DIR)/libcudaemu.a
 # src/api/ the runtime API, src/engine/ what runs blocks, src/reports/ what the emulator tells
 # the student; headers are included by their folder ("engine/fiber.h") from -I src.
 EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*/*.cpp)
-EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -I$(EMU_DIR)/include -I$(EMU_DIR)/src
+# labs/common for exit_codes.h: the race detector exits with LAB_EXIT_RACE.
+EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -I$(EMU_DIR)/include -I$(EMU_DIR)/src -Ilabs/common
 EMU_REWRITER      := $(wildcard $(EMU_DIR)/rewriter/*.py)
 
 # The runtime, built plain and with ASan (the pattern covers both).
@@ -43,7 +44,7 @@ EMU_TEST_OUT     := build/emu/tests
 EMU_TEST_SRCS    := $(wildcard tests/emu/*_test.cu)
 EMU_TEST_OBJS    := $(patsubst tests/emu/%.cu,$(EMU_TEST_OUT)/obj/%.o,$(EMU_TEST_SRCS))
 EMU_ASAN_PROGS   := $(patsubst tests/emu/asan/%.cu,$(EMU_TEST_OUT)/asan/%,$(wildcard tests/emu/asan/*.cu))
-EMU_TEST_FLAGS    = -std=c++17 -O1 -g -pthread -I$(EMU_DIR)/include -Wall -Wno-unused-variable \
+EMU_TEST_FLAGS    = -std=c++17 -O1 -g -pthread -I$(EMU_DIR)/include -Ilabs/common -Wall -Wno-unused-variable \
                     -DEMU_TEST_PROGRAMS='"$(abspath $(EMU_TEST_OUT))"' -DEMU_REPO_ROOT='"$(abspath .)"'
 
 GTEST_BINS += $(EMU_TEST_OUT)/emu_tests

@@ -19,6 +19,7 @@
 #include "cuda_emu/device_misc.h"
 #include "cuda_emu/launch.h"
 #include "cuda_emu/math_intrinsics.h"
+#include "cuda_emu/memory_access.h"
 #include "cuda_emu/shared_memory.h"
 
 // ---- C++ overloads, as in CUDA's cuda_runtime.h: typed pointers without casts.

@@ -9,6 +9,8 @@
 #include "api/devices.h"
 #include "reports/diagnostics.h"
 #include "engine/grid_executor.h"
+#include "engine/race_detector.h"
+#include "settings.h"
 #include "api/kernel_registry.h"
 #include "api/occupancy.h"
 #include "engine/device_limits.h"
@@ -87,6 +89,12 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     grid.dynamic_shared_bytes = config.dynamic_shared_bytes;
     grid.schedule = schedule_from_environment();
     grid.launch_number = launch_counter.fetch_add(1, std::memory_order_relaxed);
+    std::unique_ptr<GlobalWriteLog> global_writes;
+    access_hooks_on = racecheck_on();
+    if (access_hooks_on) {
+        global_writes.reset(new GlobalWriteLog);
+        grid.global_writes = global_writes.get();
+    }
     if (cooperative)
         execute_cooperative_grid(grid);
     else

@@ -115,6 +115,10 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     blockDim = grid.block;
     gridDim = grid.grid;
     arena_.begin_block(grid.dynamic_shared_bytes, grid.kernel_name, random_schedule_);
+    block_index_ = block_index;
+    block_linear_ = block_linear;
+    racecheck_ = access_hooks_on;
+    if (racecheck_) race_shadow_.begin_block(arena_.capacity(), (unsigned int)warps_.size());
 
     tls_runner = this;
     tls_kernel_runner = this;
@@ -263,6 +267,7 @@ void BlockRunner::release_block_barrier()
     vote_arrivals_[parity] = (int)block_waiters_.size();
     for (unsigned int linear : block_waiters_) make_ready(linear);
     block_waiters_.clear();
+    if (racecheck_) race_shadow_.barrier();
     ++block_generation_;
     vote_true_[block_generation_ & 1] = 0;
 }
@@ -306,6 +311,7 @@ bool BlockRunner::complete_warp_group(unsigned int warp, std::size_t group)
         }
     w.groups[group] = w.groups.back();
     w.groups.pop_back();
+    if (racecheck_) race_shadow_.warp_synced(warp);
     return true;
 }
 
@@ -341,6 +347,7 @@ void BlockRunner::complete_grid_arrival()
     // Every thread of this block is here: wait (blocking this CPU thread, whose fibers are all
     // parked) for the other blocks, each on its own CPU thread.
     grid_->grid_barrier->arrive_and_wait();
+    if (racecheck_) race_shadow_.barrier();
     for (unsigned int linear : grid_waiters_) make_ready(linear);
     grid_waiters_.clear();
 }
@@ -357,6 +364,26 @@ void BlockRunner::sync_grid()
     grid_waiters_.push_back(thread.linear);
     if (grid_waiters_.size() == live_) complete_grid_arrival();
     wait(thread);
+}
+
+// ---- The memory-access hook.
+void BlockRunner::observe_shared_access(const void *address, Access kind, const AccessSite *site)
+{
+    if (!racecheck_ || !running_ || !arena_.contains(address)) return;
+    race_shadow_.access(*grid_, block_index_, running_->linear, arena_.offset_of(address), kind, site);
+}
+
+void BlockRunner::observe_global_write(const void *address, std::size_t size, unsigned long long bits,
+                                       ValueKind value_kind, const AccessSite *site)
+{
+    if (!racecheck_ || !running_ || !grid_->global_writes || arena_.contains(address)) return;
+    // A thread's own locals: the next thread on this fiber reuses the addresses.
+    const char *a = static_cast<const char *>(address);
+    if (current_fiber_ && a >= current_fiber_->stack_low() &&
+        a < current_fiber_->stack_low() + current_fiber_->stack_bytes())
+        return;
+    grid_->global_writes->write(*grid_, block_index_, block_linear_, running_->linear, race_shadow_.epoch(), address,
+                                size, bits, value_kind, site);
 }
 
 // ---- Diagnostics.

@@ -18,6 +18,7 @@
 #include "engine/device_limits.h"
 #include "engine/fiber.h"
 #include "engine/grid_run.h"
+#include "engine/race_detector.h"
 #include "engine/schedule.h"
 #include "engine/shared_arena.h"
 
@@ -48,6 +49,10 @@ public:
     WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate);
     unsigned int live_lanes() const;
     void sync_grid();
+    // The memory-access hook (cuda_emu/memory_access.h), on the running thread's behalf.
+    void observe_shared_access(const void *address, Access kind, const AccessSite *site);
+    void observe_global_write(const void *address, std::size_t size, unsigned long long bits, ValueKind value_kind,
+                              const AccessSite *site);
 
     SharedArena &arena() { return arena_; }
     const GridRun *grid() const { return grid_; }
@@ -135,6 +140,10 @@ private:
     std::vector<Fiber *> free_fibers_;
     std::size_t stack_bytes_;
     SharedArena arena_;
+    bool racecheck_ = false;  // this block's accesses are watched
+    SharedRaceShadow race_shadow_;
+    uint3 block_index_{0, 0, 0};
+    std::uint64_t block_linear_ = 0;
     std::unique_ptr<char[]> signal_stack_;
 };
 

@@ -43,6 +43,20 @@ bool in_cooperative_launch()
     return runner && runner->grid()->grid_barrier;
 }
 
+bool access_hooks_on = false;
+
+void observe_shared_access(const void *address, std::size_t, Access kind, const AccessSite *site)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->observe_shared_access(address, kind, site);
+}
+
+void observe_global_write(const void *address, std::size_t size, unsigned long long value_bits, ValueKind value_kind,
+                          const AccessSite *site)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel())
+        runner->observe_global_write(address, size, value_bits, value_kind, site);
+}
+
 void *dynamic_shared_memory() { return BlockRunner::for_this_thread().arena().dynamic_base(); }
 
 int new_shared_variable_id()

@@ -24,6 +24,8 @@ public:
     void *variable(int id, std::size_t size, std::size_t natural_align, std::size_t align);
     // Bytes of static __shared__ variables the current block has placed so far.
     std::size_t static_bytes() const { return static_bytes_; }
+    std::size_t capacity() const { return capacity_; }
+    std::size_t offset_of(const void *address) const { return static_cast<const char *>(address) - base_; }
     bool contains(const void *address) const
     {
         const char *a = static_cast<const char *>(address);

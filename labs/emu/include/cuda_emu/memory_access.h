@@ -1,0 +1,85 @@
+// The memory-access hook. The rewriter wraps accesses in device code so that the runtime can
+// watch them when a checker is on (EMU_RACECHECK=1), and costs one test of a flag when none is:
+//
+//     tile[ty][tx] = v;        ->  ::cudaemu::shared_access(tile[ty][tx], ::cudaemu::Access::Write, CUDAEMU_SITE("tile")) = v;
+//     out[i] = v;              ->  ::cudaemu::global_written((out[i] = v), CUDAEMU_SITE("out"));
+//
+// Each wrapper returns the very lvalue it was given, so the expression keeps its type and
+// meaning. Every watched access reaches the runtime through one function per memory space
+// (observe_shared_access, observe_global_write) with its address, size, kind and source
+// site: the race detector (src/engine/race_detector.cpp) is its first user, and a profiler
+// (global-memory sectors per warp request, shared-memory bank conflicts) plugs in at the same
+// two points.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+namespace cudaemu {
+enum class Access : unsigned char { Read, Write, Update };  // Update: read then written (+=, ++)
+
+// Where an access is in the student's source (the #line the rewriter keeps) and what it names.
+struct AccessSite {
+    const char *file;
+    int line;
+    const char *name;
+};
+
+// True while some checker watches accesses; the runtime sets it at each launch.
+extern bool access_hooks_on;
+
+void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+// How a stored value reads in a report.
+enum class ValueKind : unsigned char { Signed, Unsigned, Floating, Other };
+void observe_global_write(const void *address, std::size_t size, unsigned long long value_bits, ValueKind value_kind,
+                          const AccessSite *site);
+
+template <class Value>
+constexpr ValueKind value_kind_of()
+{
+    return std::is_floating_point<Value>::value ? ValueKind::Floating
+           : std::is_integral<Value>::value     ? (std::is_signed<Value>::value ? ValueKind::Signed : ValueKind::Unsigned)
+                                                : ValueKind::Other;
+}
+
+// The address as the runtime takes it, from any lvalue (volatile shared arrays included).
+template <class T>
+inline const void *address_of(T &ref)
+{
+    return const_cast<const void *>(static_cast<const volatile void *>(std::addressof(ref)));
+}
+
+// `site` is a lambda returning the site's static description, so that building it costs
+// nothing unless a checker is on.
+template <class T, class Site>
+inline T &shared_access(T &ref, Access kind, Site site)
+{
+    if (__builtin_expect(access_hooks_on, 0)) observe_shared_access(address_of(ref), sizeof(T), kind, site());
+    return ref;
+}
+
+// Called with the result of an assignment, once the value is stored. Only scalars up to 8
+// bytes are watched (what a kernel stores with one instruction); anything else passes through.
+template <class T, class Site>
+inline T &&global_written(T &&result, Site site)
+{
+    using Value = std::remove_cv_t<std::remove_reference_t<T>>;
+    if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
+                  sizeof(Value) <= sizeof(unsigned long long)) {
+        if (__builtin_expect(access_hooks_on, 0)) {
+            Value value = result;
+            unsigned long long bits = 0;
+            std::memcpy(&bits, &value, sizeof(Value));
+            observe_global_write(address_of(result), sizeof(Value), bits, value_kind_of<Value>(), site());
+        }
+    }
+    return static_cast<T &&>(result);
+}
+}  // namespace cudaemu
+
+// The site of an access, written by the rewriter on the access's own line, so __FILE__ and
+// __LINE__ name the student's file and line.
+#define CUDAEMU_SITE(name) \
+    [] { static const ::cudaemu::AccessSite cudaemu_site{__FILE__, __LINE__, name}; return &cudaemu_site; }
