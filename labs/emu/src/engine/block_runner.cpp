@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "reports/crash_report.h"
@@ -84,7 +85,11 @@ void BlockRunner::prepare_threads(const dim3 &block)
         unsigned int lanes = std::min<unsigned int>(kWarpLanes, count_ - (unsigned int)warp * kWarpLanes);
         Warp &w = warps_[warp];
         w.live = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+        w.exists = w.live;
         w.predicates = 0;
+        // A lane that never deposited (one the block does not have, or one that has not yet
+        // called a warp function) reads 0, never a value left by an earlier block or kernel.
+        std::fill(std::begin(w.deposits), std::end(w.deposits), 0ull);
         w.groups.clear();
         w.results.clear();
     }
@@ -320,6 +325,7 @@ WarpExchange BlockRunner::warp_exchange(unsigned int mask, unsigned long long va
     Thread &thread = *running_;
     unsigned int warp = thread.linear / kWarpLanes, lane = thread.linear % kWarpLanes, bit = 1u << lane;
     Warp &w = warps_[warp];
+    if (__builtin_expect((mask & ~w.exists) != 0, 0)) warn_missing_lanes(mask, w.exists);
     w.deposits[lane] = value;
     w.predicates = predicate ? (w.predicates | bit) : (w.predicates & ~bit);
     std::size_t group = 0;
@@ -334,6 +340,19 @@ WarpExchange BlockRunner::warp_exchange(unsigned int mask, unsigned long long va
     WarpResult &result = w.results[thread.warp_result];
     --result.readers;
     return WarpExchange{result.values, result.ballot, result.arrived, lane};
+}
+
+// A mask naming lanes the block does not have is undefined behaviour in CUDA. Said once per
+// program: in a block of 8 threads every shuffle names them.
+void BlockRunner::warn_missing_lanes(unsigned int mask, unsigned int exists) const
+{
+    static std::atomic_flag warned = ATOMIC_FLAG_INIT;
+    if (warned.test_and_set()) return;
+    warn("kernel %s%s: a warp function (__shfl*_sync, __ballot_sync, __syncwarp, ...) was given the mask 0x%08x, "
+         "which names lanes that do not exist in a block of %u threads (this warp has lanes 0x%08x): undefined "
+         "behaviour in CUDA. Here a shuffle from such a lane reads 0 (an H100 gave the same sums); pass the mask "
+         "of the lanes that exist, e.g. __activemask(), or launch whole warps (threads a multiple of 32)",
+         grid_->kernel_name, grid_->launch_site().c_str(), mask, count_, exists);
 }
 
 unsigned int BlockRunner::live_lanes() const

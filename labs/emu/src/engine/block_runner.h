@@ -86,6 +86,7 @@ private:
         int readers;
     };
     struct Warp {
+        unsigned int exists;               // lanes the block has (fewer than 32 in its last warp)
         unsigned int live;                 // lanes not yet returned
         unsigned int predicates;           // the waiting lanes' votes
         unsigned long long deposits[32];   // the waiting lanes' values
@@ -113,6 +114,7 @@ private:
     void complete_grid_arrival();
     Fiber *acquire_fiber();
     [[noreturn]] void report_deadlock();
+    void warn_missing_lanes(unsigned int mask, unsigned int exists) const;
 
     GridRun *grid_ = nullptr;
     std::vector<Thread> threads_;
