@@ -58,6 +58,21 @@ TEST(Rewriter, InitializedSharedVariableIsAnError)
     EXPECT_NE(std::string::npos, result.output.find("cannot have an initializer")) << result.output;
 }
 
+// nvcc 13 does not declare cudaThreadSynchronize and kin; under EMU a call is an error at the
+// student's line that names the replacement (g++ reports it when it compiles the call: -c).
+TEST(Rewriter, RemovedRuntimeFunctionsAreErrorsNamingTheReplacement)
+{
+    CommandResult result = rewrite_and_compile(
+        "removed", "int main()\n{\n    cudaThreadSynchronize();\n    return cudaThreadExit() != cudaSuccess;\n}\n",
+        "--source-name student.c", "-c -o /dev/null");
+    EXPECT_NE(0, result.status);
+    EXPECT_NE(std::string::npos, result.output.find("student.c:3:")) << result.output;
+    EXPECT_NE(std::string::npos, result.output.find("cudaThreadSynchronize was removed from CUDA (nvcc 13 does not "
+                                                    "declare it); use cudaDeviceSynchronize"))
+        << result.output;
+    EXPECT_NE(std::string::npos, result.output.find("use cudaDeviceReset")) << result.output;
+}
+
 // The race detector's access wrappers (rewriter/accesses.py) must leave every form of device
 // code compiling as it did: members, volatile and dynamic shared memory, lambdas, templates,
 // declarations with several declarators, conditional stores, atomics, sizeof.

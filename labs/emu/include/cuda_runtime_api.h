@@ -29,9 +29,7 @@ cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
 cudaError_t cudaDeviceSynchronize(void);
-cudaError_t cudaThreadSynchronize(void);
 cudaError_t cudaDeviceReset(void);
-cudaError_t cudaThreadExit(void);
 cudaError_t cudaSetDeviceFlags(unsigned int flags);
 cudaError_t cudaGetDeviceFlags(unsigned int *flags);
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
@@ -135,3 +133,5 @@ cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 
 }  // extern "C"
+
+#include "cuda_emu/removed_api.h"

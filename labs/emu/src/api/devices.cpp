@@ -156,7 +156,6 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 }
 
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }  // kernels and copies are already done
-cudaError_t cudaThreadSynchronize(void) { return cudaSuccess; }
 
 cudaError_t cudaDeviceReset(void)
 {
@@ -165,8 +164,6 @@ cudaError_t cudaDeviceReset(void)
     states()[(std::size_t)tls_device] = DeviceState{};
     return cudaSuccess;
 }
-
-cudaError_t cudaThreadExit(void) { return cudaDeviceReset(); }
 
 cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
