@@ -1,6 +1,8 @@
 // The CUDA runtime API (the C functions) as the emulator provides it. What each call does
 // under emulation, and where it differs from a GPU, is in handouts/emulation.md.
 #pragma once
+// The guard macro nvcc's header defines; helper headers test it.
+#define __CUDA_RUNTIME_API_H__
 
 #include <cstddef>
 
