@@ -50,7 +50,9 @@ const int kTileLoadLine = __LINE__ - 3;
 
 TEST(Racecheck, MissingSyncthreadsIsReportedWithThreadsLinesAndName)
 {
-    DeviceArray<int> in(16), out(16);
+    std::vector<int> values(16);
+    for (int i = 0; i < 16; ++i) values[i] = 100 + i;  // stores that change what shared memory held
+    DeviceArray<int> in(values), out(16);
     // In thread order, threads (0..3,0,0) store row 0 and read column 0, which thread (0,1,0)
     // then stores: the first conflict is its store after thread (1,0,0)'s read of tile[1][0].
     EXPECT_RACE(transpose_tile<false><<<1, dim3(4, 4)>>>(in.get(), out.get()),
@@ -85,11 +87,13 @@ const int kTrkcLoadLine = __LINE__ - 4;
 
 TEST(Racecheck, FwPatternWithoutBarrierIsCaught)
 {
-    DeviceArray<int> dist(std::vector<int>(16, 5));
+    std::vector<int> values(16);
+    for (int i = 0; i < 16; ++i) values[i] = 100 + i;
+    DeviceArray<int> dist(values);
     EXPECT_RACE(fw_step<false><<<dim3(1, 4), 4>>>(0, dist.get(), 4),
                 "data race on __shared__ trkc: thread \\(1,0,0\\) reads it at .*" + at(kTrkcLoadLine) +
                     ", thread \\(0,0,0\\) writes it at .*" + at(kTrkcStoreLine) + ", no __syncthreads\\(\\) between");
-    EXPECT_NO_RACE(fw_step<true><<<dim3(1, 4), 4>>>(0, dist.get(), 4), dist.host()[5] == 5);
+    EXPECT_NO_RACE(fw_step<true><<<dim3(1, 4), 4>>>(0, dist.get(), 4), dist.host()[5] == 105);
 }
 
 // Every thread counts itself into one shared counter with an atomic: not a race.
@@ -161,6 +165,28 @@ TEST(Racecheck, BarrierOrdersGlobalStoresOfOneBlock)
 {
     DeviceArray<int> out(1);
     EXPECT_NO_RACE(ordered_stores<<<1, 8>>>(out.get()), out.host()[0] == 2);
+}
+
+// The apsp lab's pivot block: in step k every thread stores its entry, and row k and column k,
+// which others read in the same step, are stored with the value they already hold.
+__global__ void pivot_steps(int *out)
+{
+    __shared__ int pivot[8][8];
+    int i = threadIdx.y, j = threadIdx.x;
+    pivot[i][j] = i == j ? 0 : 1 + (i * 8 + j) % 5;
+    __syncthreads();
+    for (int k = 0; k < 8; ++k) {
+        int via = pivot[i][k] + pivot[k][j];
+        pivot[i][j] = via < pivot[i][j] ? via : pivot[i][j];
+        __syncthreads();
+    }
+    out[i * 8 + j] = pivot[i][j];
+}
+
+TEST(Racecheck, StoringTheValueAlreadyThereIsNotARace)
+{
+    DeviceArray<int> out(64);
+    EXPECT_NO_RACE(pivot_steps<<<1, dim3(8, 8)>>>(out.get()), out.host()[0] == 0);
 }
 
 TEST(Racecheck, OffByDefault)

@@ -1,8 +1,9 @@
 """Wraps memory accesses in device code so that the runtime can watch them (the race
 detector; later a profiler): see labs/emu/include/cuda_emu/memory_access.h.
 
-    __shared__ int trkc;  ...  x = trkc;
+    __shared__ int trkc;  ...  x = trkc;  trkc = y;
  -> ...  x = ::cudaemu::shared_access(trkc, ::cudaemu::Access::Read, CUDAEMU_SITE("trkc"));
+         ::cudaemu::shared_store(trkc, CUDAEMU_SITE("trkc")) = y;
 
     dist[i * n + j] = via;      (in a __global__ or __device__ function)
  -> ::cudaemu::global_written((dist[i * n + j] = via), CUDAEMU_SITE("dist"));
@@ -233,8 +234,11 @@ def access_edits(text, tokens, in_code):
                 kind = _use_kind(tokens, i, after)
                 if kind is None:
                     continue
-                wrap(i, after - 1, "::cudaemu::shared_access(",
-                     f', ::cudaemu::Access::{kind}, CUDAEMU_SITE("{name}"))')
+                if kind == "Write":  # seen once stored, to tell a store of the same value
+                    wrap(i, after - 1, "::cudaemu::shared_store(", f', CUDAEMU_SITE("{name}"))')
+                else:
+                    wrap(i, after - 1, "::cudaemu::shared_access(",
+                         f', ::cudaemu::Access::{kind}, CUDAEMU_SITE("{name}"))')
                 continue
             if subscripts == 0 or i < 1 or tokens[i - 1].text not in STORE_STARTS:
                 continue

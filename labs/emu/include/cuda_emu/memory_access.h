@@ -1,11 +1,12 @@
 // The memory-access hook. The rewriter wraps accesses in device code so that the runtime can
 // watch them when a checker is on (EMU_RACECHECK=1), and costs one test of a flag when none is:
 //
-//     tile[ty][tx] = v;        ->  ::cudaemu::shared_access(tile[ty][tx], ::cudaemu::Access::Write, CUDAEMU_SITE("tile")) = v;
+//     x = tile[ty][tx];        ->  x = ::cudaemu::shared_access(tile[ty][tx], ::cudaemu::Access::Read, CUDAEMU_SITE("tile"));
+//     tile[ty][tx] = v;        ->  ::cudaemu::shared_store(tile[ty][tx], CUDAEMU_SITE("tile")) = v;
 //     out[i] = v;              ->  ::cudaemu::global_written((out[i] = v), CUDAEMU_SITE("out"));
 //
-// Each wrapper returns the very lvalue it was given, so the expression keeps its type and
-// meaning. Every watched access reaches the runtime through one function per memory space
+// Each wrapper returns the very lvalue it was given (a store, once it has stored), so the
+// expression keeps its type and meaning. Every watched access reaches the runtime through one function per memory space
 // (observe_shared_access, observe_global_write) with its address, size, kind and source
 // site: the race detector (src/engine/race_detector.cpp) is its first user, and a profiler
 // (global-memory sectors per warp request, shared-memory bank conflicts) plugs in at the same
@@ -18,7 +19,9 @@
 #include <type_traits>
 
 namespace cudaemu {
-enum class Access : unsigned char { Read, Write, Update };  // Update: read then written (+=, ++)
+// Update: read then written (+=, ++). Rewrite: a store of the value already there, which no
+// other thread can tell from a read (the apsp lab's pivot row and column rely on it).
+enum class Access : unsigned char { Read, Write, Update, Rewrite };
 
 // Where an access is in the student's source (the #line the rewriter keeps) and what it names.
 struct AccessSite {
@@ -58,6 +61,34 @@ inline T &shared_access(T &ref, Access kind, Site site)
 {
     if (__builtin_expect(access_hooks_on, 0)) observe_shared_access(address_of(ref), sizeof(T), kind, site());
     return ref;
+}
+
+// `tile[i] = v`: the store is seen once made, with whether it changed the value.
+template <class T, class Site>
+struct SharedStore {
+    T &ref;
+    Site site;
+    T &operator=(const std::remove_cv_t<T> &value)
+    {
+        using Value = std::remove_cv_t<T>;
+        if constexpr (std::is_trivially_copyable<Value>::value) {
+            if (__builtin_expect(access_hooks_on, 0)) {
+                Value before = ref;
+                ref = value;
+                Value after = ref;
+                bool same = std::memcmp(&before, &after, sizeof(Value)) == 0;
+                observe_shared_access(address_of(ref), sizeof(T), same ? Access::Rewrite : Access::Write, site());
+                return ref;
+            }
+        }
+        ref = value;
+        return ref;
+    }
+};
+template <class T, class Site>
+inline SharedStore<T, Site> shared_store(T &ref, Site site)
+{
+    return SharedStore<T, Site>{ref, site};
 }
 
 // Called with the result of an assignment, once the value is stored. Only scalars up to 8

@@ -43,14 +43,16 @@ void SharedRaceShadow::access(const GridRun &grid, uint3 block, unsigned int thr
         return RaceParty{thread_of(grid, touch.thread), block, touch_kind, touch.site, 0, 0, ValueKind::Other};
     };
     const RaceParty now{thread_of(grid, thread), block, kind, site, 0, 0, ValueKind::Other};
-    bool reads = kind != Access::Write, writes = kind != Access::Read;
-    if (unordered(entry.writer, thread)) report_shared_race(grid, now, party(entry.writer, Access::Write));
+    // A store of the value already there is a read to every other thread: it conflicts with
+    // their stores, not with their reads.
+    bool reads = kind != Access::Write, writes = kind == Access::Write || kind == Access::Update;
+    if (unordered(entry.writer, thread)) report_shared_race(grid, now, party(entry.writer, entry.writer.kind));
     if (writes) {
-        if (unordered(entry.reader, thread)) report_shared_race(grid, now, party(entry.reader, Access::Read));
+        if (unordered(entry.reader, thread)) report_shared_race(grid, now, party(entry.reader, entry.reader.kind));
         if (unordered(entry.second_reader, thread))
-            report_shared_race(grid, now, party(entry.second_reader, Access::Read));
+            report_shared_race(grid, now, party(entry.second_reader, entry.second_reader.kind));
     }
-    const Touch touch{thread, warp_epochs_[thread / 32], site};
+    const Touch touch{thread, warp_epochs_[thread / 32], site, kind};
     if (writes) entry.writer = touch;
     if (reads) {
         // Two readers are enough: any later writer differs from at least one of them.

@@ -3,10 +3,11 @@
 //
 // Shared memory: a shadow entry per byte of the block's shared arena records, for the current
 // epoch (the stretch between two barriers of the block), the thread that last wrote the byte
-// and up to two threads that read it, with their source sites. An access by another thread
+// and up to two threads that read it (or stored the value already there), with their sites. An access by another thread
 // in the same epoch that conflicts (a write with anything, a read with a write) is a race,
 // unless both threads are in one warp and a warp-wide sync (__syncwarp, a shuffle, a vote)
 // has completed between them. Atomics never reach it: the rewriter leaves `&x` alone.
+// A store that leaves the value as it was counts as a read: no thread can tell the two apart.
 // Only the first byte of each access is looked at, which is exact for accesses that do not
 // partly overlap (arrays indexed as declared).
 //
@@ -47,6 +48,7 @@ private:
         std::uint32_t thread = kNobody;
         std::uint32_t warp_epoch = 0;
         const AccessSite *site = nullptr;
+        Access kind = Access::Read;
     };
     struct Entry {
         std::uint32_t epoch = 0;

@@ -24,6 +24,7 @@ const char *verb(Access kind)
     case Access::Read: return "reads";
     case Access::Write: return "writes";
     case Access::Update: return "reads and writes";
+    case Access::Rewrite: return "writes (the value already there)";
     }
     return "touches";
 }
