@@ -89,16 +89,13 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     grid.dynamic_shared_bytes = config.dynamic_shared_bytes;
     grid.schedule = schedule_from_environment();
     grid.launch_number = launch_counter.fetch_add(1, std::memory_order_relaxed);
-    std::unique_ptr<GlobalWriteLog> global_writes;
     access_hooks_on = racecheck_on();
-    if (access_hooks_on) {
-        global_writes.reset(new GlobalWriteLog);
-        grid.global_writes = global_writes.get();
-    }
+    if (access_hooks_on) grid.global_writes = GlobalWriteLog::take(grid.launch_number);
     if (cooperative)
         execute_cooperative_grid(grid);
     else
         execute_grid(grid);
+    if (grid.global_writes) GlobalWriteLog::give_back(grid.global_writes);
 
     // Static __shared__ sizes are known once blocks have run them: remember, and fail the
     // launch as a GPU would have if static plus dynamic memory was over the kernel's limit.

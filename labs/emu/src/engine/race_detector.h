@@ -21,8 +21,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <atomic>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "cuda_emu/memory_access.h"
@@ -56,14 +56,19 @@ private:
     };
     bool unordered(const Touch &earlier, unsigned int thread) const;
 
-    std::vector<Entry> entries_;
+    std::vector<Entry> entries_;  // grown on demand up to arena_bytes_
+    std::size_t arena_bytes_ = 0;
     std::vector<std::uint32_t> warp_epochs_;
     std::uint32_t epoch_ = 0;
 };
 
-// The stores of one launch, shared by the CPU threads that run its blocks.
+// The stores of one launch, shared by the CPU threads that run its blocks. Logs are kept
+// between launches (take one at a launch, give it back after), so their tables are made once.
 class GlobalWriteLog {
 public:
+    static GlobalWriteLog *take(std::uint64_t launch_number);
+    static void give_back(GlobalWriteLog *log);
+
     void write(const GridRun &grid, uint3 block, std::uint64_t block_linear, unsigned int thread,
                std::uint32_t epoch, const void *address, std::size_t size, unsigned long long bits,
                ValueKind value_kind, const AccessSite *site);
@@ -77,10 +82,22 @@ private:
         const AccessSite *site;
         ValueKind value_kind;
     };
-    struct Shard {
-        std::mutex mutex;
-        std::unordered_map<std::uintptr_t, Store> stores;
+    struct Slot {
+        std::uintptr_t address;
+        std::uint64_t launch;  // a slot of an earlier launch is free
+        Store store;
     };
+    // An open-addressing table (linear probing) behind a spin lock. Slots are indexed by the
+    // address itself, so a kernel's stores to consecutive elements touch consecutive slots:
+    // a hashed index (or a node-based map) missed the cache on nearly every store.
+    struct Shard {
+        std::atomic_flag busy = ATOMIC_FLAG_INIT;
+        std::vector<Slot> slots;
+        std::size_t used = 0;
+        Store *find_or_add(std::uintptr_t address, std::uint64_t launch, const Store &store, bool *added);
+        void grow(std::uint64_t launch);
+    };
+    std::uint64_t launch_ = 0;
     static constexpr std::size_t kShards = 64;
     Shard shards_[kShards];
 };
