@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/api_errors.h"
+#include "api/device_work.h"
 #include "engine/device_limits.h"
 #include "api/memory_registry.h"
 #include "settings.h"
@@ -155,7 +156,13 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }  // kernels and copies are already done
+// This thread's kernels and copies are already done; another thread's may still run on the
+// device: wait for them.
+cudaError_t cudaDeviceSynchronize(void)
+{
+    DeviceWork wait_for_others(current_device());
+    return cudaSuccess;
+}
 
 cudaError_t cudaDeviceReset(void)
 {

@@ -6,6 +6,7 @@
 
 #include "api/api_errors.h"
 #include "engine/block_runner.h"
+#include "api/device_work.h"
 #include "api/devices.h"
 #include "reports/diagnostics.h"
 #include "engine/grid_executor.h"
@@ -91,10 +92,13 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     grid.launch_number = launch_counter.fetch_add(1, std::memory_order_relaxed);
     access_hooks_on = racecheck_on();
     if (access_hooks_on) grid.global_writes = GlobalWriteLog::take(grid.launch_number);
-    if (cooperative)
-        execute_cooperative_grid(grid);
-    else
-        execute_grid(grid);
+    {
+        DeviceWork work(current_device());  // a copy touching this device's memory waits for it
+        if (cooperative)
+            execute_cooperative_grid(grid);
+        else
+            execute_grid(grid);
+    }
     if (grid.global_writes) GlobalWriteLog::give_back(grid.global_writes);
 
     // Static __shared__ sizes are known once blocks have run them: remember, and fail the

@@ -1,5 +1,6 @@
 // Copies and fills: memmove and memset, after the checks a GPU driver makes (device
-// pointers that are device memory, byte counts that stay inside their allocation).
+// pointers that are device memory, byte counts that stay inside their allocation), and after
+// the work running on the devices whose memory they touch (device_work.h).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 
 #include "api/api_errors.h"
 #include "reports/diagnostics.h"
+#include "api/device_work.h"
 #include "api/devices.h"
 #include "api/memory_registry.h"
 #include "api/streams.h"
@@ -60,7 +62,10 @@ cudaError_t copy(const char *call, void *dst, const void *src, std::size_t count
     char described[96];
     std::snprintf(described, sizeof described, "%s(..., %s)", call, kind_name(kind));
     cudaError_t error = check_copy(described, dst, src, count, kind);
-    if (error == cudaSuccess && count) std::memmove(dst, src, count);
+    if (error == cudaSuccess && count) {
+        DeviceWork work(dst, src);  // after the kernels running on the devices it touches
+        std::memmove(dst, src, count);
+    }
     return error;
 }
 
@@ -83,6 +88,7 @@ cudaError_t copy_2d(const char *call, void *dst, std::size_t dpitch, const void 
     if (error == cudaSuccess && (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice))
         error = check_device_range(described, "source", src, src_span);
     if (error != cudaSuccess) return error;
+    DeviceWork work(dst, src);
     for (std::size_t row = 0; row < height; ++row)
         std::memmove(static_cast<char *>(dst) + row * dpitch, static_cast<const char *>(src) + row * spitch, width);
     return cudaSuccess;
@@ -92,7 +98,10 @@ cudaError_t set(const char *call, void *pointer, int value, std::size_t count)
 {
     if (count == 0) return cudaSuccess;
     cudaError_t error = check_device_range(call, "destination", pointer, count);
-    if (error == cudaSuccess) std::memset(pointer, value, count);
+    if (error == cudaSuccess) {
+        DeviceWork work(pointer, nullptr);
+        std::memset(pointer, value, count);
+    }
     return error;
 }
 

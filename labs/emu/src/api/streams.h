@@ -1,5 +1,6 @@
 // Streams are checked handles: launches and copies run at once, so a stream never has
-// pending work, but using a destroyed or made-up stream is still an error, as on a GPU.
+// pending work of its own host thread (another thread's work is ordered by device_work.h),
+// but using a destroyed or made-up stream is still an error, as on a GPU.
 #pragma once
 
 #include "cuda_runtime.h"
