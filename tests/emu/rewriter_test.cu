@@ -80,6 +80,10 @@ TEST(Rewriter, AccessWrappersKeepDeviceCodeCompiling)
 {
     CommandResult result = rewrite_and_compile("accesses", R"(
 struct Pair { int a, b; };
+struct Counter {
+    int n;
+    __device__ Counter &operator=(int v) { n = v; return *this; }
+};
 extern __shared__ float dynamic_buffer[];
 __device__ void store(float *where, float v) { where[0] = v; }
 template <class T, int N>
@@ -89,6 +93,9 @@ __global__ void k(T *out, const T *in, int n)
     volatile __shared__ int flags[N];
     __shared__ T tile[N][N + 1], total;
     __shared__ unsigned count, *pointer;
+    __shared__ Counter counters[N];
+    counters[threadIdx.x] = 3;
+    pairs[0] = {1, 2};
     int local[4] = {1, 2}, other[2] = {3};
     local[0] = 5, other[1] = 2;
     pairs[threadIdx.x].a = 1;

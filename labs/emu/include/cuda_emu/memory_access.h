@@ -68,20 +68,33 @@ template <class T, class Site>
 struct SharedStore {
     T &ref;
     Site site;
+    // Any right-hand side T's own assignment takes; the second form for `= {1, 2}`.
+    template <class U>
+    T &operator=(U &&value)
+    {
+        return store([&] { ref = static_cast<U &&>(value); });
+    }
     T &operator=(const std::remove_cv_t<T> &value)
+    {
+        return store([&] { ref = value; });
+    }
+
+private:
+    template <class Assign>
+    T &store(Assign assign)
     {
         using Value = std::remove_cv_t<T>;
         if constexpr (std::is_trivially_copyable<Value>::value) {
             if (__builtin_expect(access_hooks_on, 0)) {
                 Value before = ref;
-                ref = value;
+                assign();
                 Value after = ref;
                 bool same = std::memcmp(&before, &after, sizeof(Value)) == 0;
                 observe_shared_access(address_of(ref), sizeof(T), same ? Access::Rewrite : Access::Write, site());
                 return ref;
             }
         }
-        ref = value;
+        assign();
         return ref;
     }
 };
