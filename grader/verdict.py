@@ -11,7 +11,7 @@ from grader.run import RunOutcome
 AC, WA, TLE, RE, CE, SLOW = "AC", "WA", "TLE", "RE", "CE", "SLOW"
 
 # The harness's exit codes (labs/common/exit_codes.h).
-EXIT_OK, EXIT_WRONG, EXIT_USAGE, EXIT_CUDA, EXIT_TODO, EXIT_NO_GPU, EXIT_RACE = range(7)
+EXIT_OK, EXIT_WRONG, EXIT_USAGE, EXIT_CUDA, EXIT_TODO, EXIT_NO_GPU = range(6)
 
 
 @dataclass
@@ -99,8 +99,6 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
         return RE, _line(outcome.stderr, r"^CUDA error") or "a CUDA call failed"
     if code == EXIT_NO_GPU:
         return RE, "no CUDA GPU on this machine: grade with --emu, or on a GPU node"
-    if code == EXIT_RACE:
-        return RE, _line(outcome.stderr, r"^cuda-emu: data race") or "the emulator's race detector found a data race"
     if code == EXIT_USAGE:
         return RE, _line(outcome.stderr, r"error:") or _last_line(outcome.stderr) or "bad arguments or input"
     return RE, f"exited with status {code}" + (f": {_last_line(outcome.stderr)}" if outcome.stderr.strip() else "")

@@ -1,7 +1,7 @@
 """A fake lab program for the grader's tests: its first argument says how to misbehave.
 
     program.py MODE OUTPUT [N]
-Modes: right, wrong, crash, hang, flood, nooutput, todo, cuda, usage, forked-hang, selfwrong, race.
+Modes: right, wrong, crash, hang, flood, nooutput, todo, cuda, usage, forked-hang, selfwrong.
 It writes N float32 values 0..N-1 (the 'right' answer) to OUTPUT unless the mode says otherwise.
 """
 
@@ -62,10 +62,6 @@ elif mode == "selfwrong":
     write(right)
     print("WRONG: element 3")
     sys.exit(1)
-elif mode == "race":
-    print("cuda-emu: data race on __shared__ trkc: thread (1,0,0) reads it at fw.c:40, thread (0,0,0) writes it "
-          "at fw.c:36, no __syncthreads() between (block (0,0,0) of kernel fwStepK)", file=sys.stderr)
-    sys.exit(6)
 elif mode == "exit7":
     print("something odd happened", file=sys.stderr)
     sys.exit(7)
