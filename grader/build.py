@@ -22,45 +22,12 @@ class BuildResult:
     reason: str  # the compiler's first error line, when not ok
 
 
-# Runtime functions CUDA has removed, and what replaces each: nvcc 13 says only `identifier
-# "cudaThreadSynchronize" is undefined`. The emulator's headers declare the same list
-# (labs/emu/include/cuda_emu/removed_api.h); a test ties the two.
-REMOVED_CUDA_FUNCTIONS = {
-    "cudaThreadSynchronize": "cudaDeviceSynchronize",
-    "cudaThreadExit": "cudaDeviceReset",
-    "cudaThreadSetLimit": "cudaDeviceSetLimit",
-    "cudaThreadGetLimit": "cudaDeviceGetLimit",
-    "cudaThreadSetCacheConfig": "cudaDeviceSetCacheConfig",
-    "cudaThreadGetCacheConfig": "cudaDeviceGetCacheConfig",
-    "cudaConfigureCall": "kernel<<<...>>>(...) or cudaLaunchKernel",
-    "cudaSetupArgument": "kernel<<<...>>>(...) or cudaLaunchKernel",
-    "cudaLaunch": "kernel<<<...>>>(...) or cudaLaunchKernel",
-    "cudaBindTexture": "texture objects (cudaCreateTextureObject)",
-    "cudaBindTexture2D": "texture objects (cudaCreateTextureObject)",
-    "cudaBindTextureToArray": "texture objects (cudaCreateTextureObject)",
-    "cudaUnbindTexture": "texture objects (cudaDestroyTextureObject)",
-    "cudaGetTextureReference": "texture objects (cudaCreateTextureObject)",
-}
-_REMOVED_NAME = re.compile(r"\b(" + "|".join(REMOVED_CUDA_FUNCTIONS) + r")\b")
-
-
-def name_removed_function(reason: str) -> str:
-    """The CE reason, with what replaces a removed CUDA function it mentions (once)."""
-    match = _REMOVED_NAME.search(reason)
-    if not match:
-        return reason
-    name, replacement = match.group(1), REMOVED_CUDA_FUNCTIONS[match.group(1)]
-    if f"use {replacement}" in reason:
-        return reason  # the emulator's own message says it already
-    return f"{reason} ({name} was removed from CUDA; use {replacement})"
-
-
 def first_error(log: str) -> str:
     """The line a student should read first: the compiler's first error, else the last line."""
     lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("make")]
     for line in lines:
         if _ERROR_LINE.search(line):
-            return name_removed_function(line)
+            return line
     return lines[-1] if lines else "the build failed without a message"
 
 
