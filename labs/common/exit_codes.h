@@ -8,5 +8,9 @@ enum {
     LAB_EXIT_CUDA = 3,    // a CUDA call or launch failed
     LAB_EXIT_TODO = 4,    // the student's code reached a LAB_TODO
     LAB_EXIT_NO_GPU = 5,  // no CUDA device to run on
-    LAB_EXIT_RACE = 6,    // the emulator's race detector (EMU_RACECHECK=1) found a data race
+};
+
+// Set by the CPU emulator's runtime (labs/emu), not by a harness.
+enum {
+    LAB_EXIT_RACE = 6,  // the race detector (EMU_RACECHECK=1) found a data race: one "cuda-emu: data race" line on stderr
 };
