@@ -1,6 +1,8 @@
 // The race detector (EMU_RACECHECK=1): shared-memory accesses of one epoch between barriers
 // by different threads, and different values stored at one global address in one launch.
 // Each kernel runs in a death-test child, since a race ends the program.
+#include <cooperative_groups.h>
+
 #include <string>
 
 #include "emu_test_util.h"
@@ -187,6 +189,22 @@ TEST(Racecheck, StoringTheValueAlreadyThereIsNotARace)
 {
     DeviceArray<int> out(64);
     EXPECT_NO_RACE(pivot_steps<<<1, dim3(8, 8)>>>(out.get()), out.host()[0] == 0);
+}
+
+// Block 0 stores, every block meets at this_grid().sync(), then block 1 stores another value.
+__global__ void store_across_grid_sync(int *out)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = 1;
+    cooperative_groups::this_grid().sync();
+    if (blockIdx.x == 1 && threadIdx.x == 0) out[0] = 2;
+}
+
+TEST(Racecheck, GridSyncOrdersGlobalStoresOfDifferentBlocks)
+{
+    DeviceArray<int> out(1);
+    int *pointer = out.get();
+    void *args[] = {&pointer};
+    EXPECT_NO_RACE(cudaLaunchCooperativeKernel((void *)store_across_grid_sync, 2, 32, args), out.host()[0] == 2);
 }
 
 TEST(Racecheck, OffByDefault)

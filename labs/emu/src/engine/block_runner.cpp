@@ -122,6 +122,7 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     arena_.begin_block(grid.dynamic_shared_bytes, grid.kernel_name, random_schedule_);
     block_index_ = block_index;
     block_linear_ = block_linear;
+    grid_phase_ = 0;
     racecheck_ = access_hooks_on;
     if (racecheck_) race_shadow_.begin_block(arena_.capacity(), (unsigned int)warps_.size());
 
@@ -366,6 +367,7 @@ void BlockRunner::complete_grid_arrival()
     // Every thread of this block is here: wait (blocking this CPU thread, whose fibers are all
     // parked) for the other blocks, each on its own CPU thread.
     grid_->grid_barrier->arrive_and_wait();
+    ++grid_phase_;
     if (racecheck_) race_shadow_.barrier();
     for (unsigned int linear : grid_waiters_) make_ready(linear);
     grid_waiters_.clear();
@@ -401,8 +403,8 @@ void BlockRunner::observe_global_write(const void *address, std::size_t size, un
     if (current_fiber_ && a >= current_fiber_->stack_low() &&
         a < current_fiber_->stack_low() + current_fiber_->stack_bytes())
         return;
-    grid_->global_writes->write(*grid_, block_index_, block_linear_, running_->linear, race_shadow_.epoch(), address,
-                                size, bits, value_kind, site);
+    grid_->global_writes->write(*grid_, block_index_, block_linear_, running_->linear, race_shadow_.epoch(),
+                                grid_phase_, address, size, bits, value_kind, site);
 }
 
 // ---- Diagnostics.

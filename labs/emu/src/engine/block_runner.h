@@ -145,6 +145,7 @@ private:
     bool racecheck_ = false;  // this block's accesses are watched
     SharedRaceShadow race_shadow_;
     uint3 block_index_{0, 0, 0};
+    std::uint32_t grid_phase_ = 0;  // this_grid().sync() calls the block has passed
     std::uint64_t block_linear_ = 0;
     std::unique_ptr<char[]> signal_stack_;
 };

@@ -89,8 +89,8 @@ void SharedRaceShadow::access(const GridRun &grid, uint3 block, unsigned int thr
 
 // ---- Global memory.
 void GlobalWriteLog::write(const GridRun &grid, uint3 block, std::uint64_t block_linear, unsigned int thread,
-                           std::uint32_t epoch, const void *address, std::size_t size, unsigned long long bits,
-                           ValueKind value_kind, const AccessSite *site)
+                           std::uint32_t epoch, std::uint32_t grid_phase, const void *address, std::size_t size,
+                           unsigned long long bits, ValueKind value_kind, const AccessSite *site)
 {
     std::uintptr_t key = reinterpret_cast<std::uintptr_t>(address);
     Shard &shard = shards_[(key >> 16) % kShards];  // 64 KiB of consecutive addresses a shard
@@ -100,11 +100,12 @@ void GlobalWriteLog::write(const GridRun &grid, uint3 block, std::uint64_t block
         Shard &shard;
         ~Unlock() { shard.busy.clear(std::memory_order_release); }
     } unlock{shard};
-    const Store store{block_linear, thread, epoch, bits, site, value_kind};
+    const Store store{block_linear, thread, epoch, grid_phase, bits, site, value_kind};
     bool added = false;
     Store &before = *shard.find_or_add(key, launch_, store, &added);
     if (added) return;
-    bool ordered = before.block == block_linear && (before.thread == thread || before.epoch != epoch);
+    bool ordered = before.grid_phase != grid_phase ||
+                   (before.block == block_linear && (before.thread == thread || before.epoch != epoch));
     if (!ordered && before.bits != bits) {
         RaceParty now{thread_of(grid, thread), block, Access::Write, site, bits, size, value_kind};
         RaceParty earlier{thread_of(grid, before.thread), block_of(grid, before.block), Access::Write, before.site,

@@ -13,7 +13,8 @@
 //
 // Global memory: per launch, the last value stored at each address and by whom. Another
 // thread storing a different value there is a race (two stores of the same value, like the
-// BFS lab's depths, are not), unless both are in one block with a __syncthreads() between.
+// BFS lab's depths, are not), unless both are in one block with a __syncthreads() between, or
+// a this_grid().sync() came between them.
 //
 // The first race found is reported (reports/race_report.cpp) and ends the program.
 #pragma once
@@ -69,15 +70,18 @@ public:
     static GlobalWriteLog *take(std::uint64_t launch_number);
     static void give_back(GlobalWriteLog *log);
 
+    // `epoch` orders stores within a block (its barriers), `grid_phase` across blocks (the
+    // this_grid().sync() calls the block has passed).
     void write(const GridRun &grid, uint3 block, std::uint64_t block_linear, unsigned int thread,
-               std::uint32_t epoch, const void *address, std::size_t size, unsigned long long bits,
-               ValueKind value_kind, const AccessSite *site);
+               std::uint32_t epoch, std::uint32_t grid_phase, const void *address, std::size_t size,
+               unsigned long long bits, ValueKind value_kind, const AccessSite *site);
 
 private:
     struct Store {
         std::uint64_t block;
         std::uint32_t thread;
         std::uint32_t epoch;
+        std::uint32_t grid_phase;
         unsigned long long bits;
         const AccessSite *site;
         ValueKind value_kind;
