@@ -92,16 +92,18 @@ else
   endef
   LINK = $(EMU_CXX) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) $(filter %.o,$^) $(EMU_LIB) -o $@ $(EMU_LDFLAGS) $(EXTRA_EMU_LDLIBS)
   TOOLCHAIN := $(EMU_CXX)
+  # A change to the rewriter or the emulator's headers changes what every object is made of.
+  EMU_OBJ_DEPS := $(EMU_BUILD_INPUTS)
 endif
 
 # Harness and common sources: .cu and .cpp alike go through the CUDA compiler (or the
 # emulator), so harness code may call the CUDA runtime.
-$(BUILD)/obj/%.cu.o: %.cu
+$(BUILD)/obj/%.cu.o: %.cu $(EMU_OBJ_DEPS)
 	$(compile_cuda)
-$(BUILD)/obj/%.cpp.o: %.cpp
+$(BUILD)/obj/%.cpp.o: %.cpp $(EMU_OBJ_DEPS)
 	$(compile_cuda)
 # Student files, copied from .c to .cu first.
-$(BUILD)/%.o: $(BUILD)/%.cu
+$(BUILD)/%.o: $(BUILD)/%.cu $(EMU_OBJ_DEPS)
 	$(compile_cuda)
 
 # One lab's rules. $(1) is the lab id.

@@ -12,3 +12,8 @@ enum {
     LAB_EXIT_MEMCHECK = 23, // AddressSanitizer found a bad access (the grader sets ASAN_OPTIONS=exitcode=23;
                             // a number no harness or student uses for anything else)
 };
+
+// Set by the CPU emulator's runtime (labs/emu), not by a harness.
+enum {
+    LAB_EXIT_RACE = 6,  // the race detector (EMU_RACECHECK=1) found a data race: one "cuda-emu: data race" line on stderr
+};

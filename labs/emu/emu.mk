@@ -18,9 +18,14 @@ EMU_LDFLAGS   = -pthread -lboost_context $(EMU_SAN)
 EMU_LIB_DIR   = build/emu/$(if $(ASAN),asan,plain)
 EMU_LIB       = $(EMU_LIB_DIR)/libcudaemu.a
 
-EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp)
-EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -I$(EMU_DIR)/include -I$(EMU_DIR)/src
+# src/api/ the runtime API, src/engine/ what runs blocks, src/reports/ what the emulator tells
+# the student; headers are included by their folder ("engine/fiber.h") from -I src.
+EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*/*.cpp)
+# labs/common for exit_codes.h: the race detector exits with LAB_EXIT_RACE.
+EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -I$(EMU_DIR)/include -I$(EMU_DIR)/src -Ilabs/common
 EMU_REWRITER      := $(wildcard $(EMU_DIR)/rewriter/*.py)
+# What a program's objects are made from besides their source (the Makefile's EMU rules).
+EMU_BUILD_INPUTS  := $(EMU_REWRITER) $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
 
 # The runtime, built plain and with ASan (the pattern covers both).
 define emu_runtime_rules
@@ -41,7 +46,7 @@ EMU_TEST_OUT     := build/emu/tests
 EMU_TEST_SRCS    := $(wildcard tests/emu/*_test.cu)
 EMU_TEST_OBJS    := $(patsubst tests/emu/%.cu,$(EMU_TEST_OUT)/obj/%.o,$(EMU_TEST_SRCS))
 EMU_ASAN_PROGS   := $(patsubst tests/emu/asan/%.cu,$(EMU_TEST_OUT)/asan/%,$(wildcard tests/emu/asan/*.cu))
-EMU_TEST_FLAGS    = -std=c++17 -O1 -g -pthread -I$(EMU_DIR)/include -Wall -Wno-unused-variable \
+EMU_TEST_FLAGS    = -std=c++17 -O1 -g -pthread -I$(EMU_DIR)/include -Ilabs/common -Wall -Wno-unused-variable \
                     -DEMU_TEST_PROGRAMS='"$(abspath $(EMU_TEST_OUT))"' -DEMU_REPO_ROOT='"$(abspath .)"'
 
 GTEST_BINS += $(EMU_TEST_OUT)/emu_tests
@@ -63,11 +68,14 @@ $(EMU_TEST_OUT)/asan/%: tests/emu/asan/%.cu build/emu/asan/libcudaemu.a $(EMU_RE
 	$(EMU_CXX) -std=c++17 -O1 -g -pthread -I$(EMU_DIR)/include $(EMU_ASAN_FLAGS) $@.emu.cpp \
 	    build/emu/asan/libcudaemu.a -o $@ -pthread -lboost_context $(EMU_ASAN_FLAGS)
 
-# ---- The benchmark (not a test): fiber switch cost, a barrier-heavy kernel, increment at 2^20.
+# ---- The benchmark (not a test): fiber switch cost, a barrier-heavy kernel, increment at 2^20,
+# a tiled product, each plain and under EMU_RACECHECK=1; then the race detector's cost on the
+# labs' public cases (racecheck_labs.py, which builds and grades the reference solutions).
 EMU_BENCH_OUT := build/emu/bench
 .PHONY: emu-bench
 emu-bench: $(EMU_BENCH_OUT)/emu_bench
 	@EMU_SCHEDULE= ./$<
+	@EMU_SCHEDULE= $(EMU_PYTHON) $(EMU_DIR)/bench/racecheck_labs.py
 
 EMU_BENCH_SRCS := $(wildcard $(EMU_DIR)/bench/*.cu $(EMU_DIR)/bench/*.cpp)
 $(EMU_BENCH_OUT)/emu_bench: $(EMU_BENCH_SRCS) $(EMU_DIR)/bench/bench.h build/emu/plain/libcudaemu.a $(EMU_REWRITER)

@@ -120,3 +120,65 @@ TEST(MultiDevice, OneHostThreadPerDeviceLaunchingAtOnce)
     }
     ASSERT_CUDA_OK(cudaSetDevice(0));
 }
+
+// Thread 0 of block 0 says it has started, then sleeps before any thread stores `value`: a
+// copy issued meanwhile from another host thread would read the old contents.
+__global__ void announce_then_fill(int *out, int value, int *started)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        __atomic_store_n(started, 1, __ATOMIC_SEQ_CST);
+        __nanosleep(100 * 1000 * 1000);
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = value;
+}
+
+// As on a GPU, a copy into or out of a device's memory waits for the work pending on that
+// device, even when another host thread (the one per GPU of the multi-GPU lab) issued it.
+TEST(MultiDevice, CopiesWaitForKernelsRunningOnTheDevicesTheyTouch)
+{
+    const int n = 256;
+    for (int peer = 0; peer < 2; ++peer) {
+        int *on_device1 = nullptr, *on_device0 = nullptr;
+        ASSERT_CUDA_OK(cudaSetDevice(1));
+        ASSERT_CUDA_OK(cudaMalloc(&on_device1, n * sizeof(int)));
+        ASSERT_CUDA_OK(cudaMemset(on_device1, 0, n * sizeof(int)));
+        ASSERT_CUDA_OK(cudaSetDevice(0));
+        ASSERT_CUDA_OK(cudaMalloc(&on_device0, n * sizeof(int)));
+        int started = 0;
+        std::thread device1_thread([&] {
+            cudaSetDevice(1);
+            announce_then_fill<<<2, n / 2>>>(on_device1, 7, &started);
+        });
+        while (!__atomic_load_n(&started, __ATOMIC_SEQ_CST)) std::this_thread::yield();
+        std::vector<int> seen(n);
+        if (peer) {  // device 0's thread pulls device 1's results into its own memory
+            ASSERT_CUDA_OK(cudaMemcpyPeer(on_device0, 0, on_device1, 1, n * sizeof(int)));
+            ASSERT_CUDA_OK(cudaMemcpy(seen.data(), on_device0, n * sizeof(int), cudaMemcpyDeviceToHost));
+        } else {
+            ASSERT_CUDA_OK(cudaMemcpy(seen.data(), on_device1, n * sizeof(int), cudaMemcpyDeviceToHost));
+        }
+        device1_thread.join();
+        EXPECT_EQ(std::vector<int>(n, 7), seen) << (peer ? "cudaMemcpyPeer" : "cudaMemcpy");
+        cudaFree(on_device0);
+        cudaFree(on_device1);
+    }
+}
+
+TEST(MultiDevice, DeviceSynchronizeWaitsForAnotherThreadsKernel)
+{
+    const int n = 64;
+    int *on_device1 = nullptr, started = 0;
+    ASSERT_CUDA_OK(cudaSetDevice(1));
+    ASSERT_CUDA_OK(cudaMallocManaged(&on_device1, n * sizeof(int)));
+    on_device1[n - 1] = 0;
+    std::thread device1_thread([&] {
+        cudaSetDevice(1);
+        announce_then_fill<<<1, n>>>(on_device1, 9, &started);
+    });
+    while (!__atomic_load_n(&started, __ATOMIC_SEQ_CST)) std::this_thread::yield();
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    EXPECT_EQ(9, __atomic_load_n(&on_device1[n - 1], __ATOMIC_SEQ_CST));
+    device1_thread.join();
+    cudaFree(on_device1);
+    cudaSetDevice(0);
+}

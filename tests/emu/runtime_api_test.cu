@@ -211,3 +211,22 @@ TEST(RuntimeApi, HostFunctionsRunInStreamOrder)
     EXPECT_EQ(2, callbacks_run);
     ASSERT_CUDA_OK(cudaStreamDestroy(stream));
 }
+
+// NVIDIA's helper headers (helper_cuda.h and kin) test the guard macros nvcc's headers define
+// to decide what they may use; cuda.h's guard stays undefined, as there is no driver API here.
+TEST(RuntimeApi, DefinesTheIncludeGuardsHelperHeadersTest)
+{
+#if defined(__CUDA_RUNTIME_H__) && defined(__CUDA_RUNTIME_API_H__) && defined(__DRIVER_TYPES_H__) && \
+    defined(__VECTOR_TYPES_H__) && defined(__DEVICE_LAUNCH_PARAMETERS_H__)
+    const bool runtime_guards = true;
+#else
+    const bool runtime_guards = false;
+#endif
+#ifdef __cuda_cuda_h__
+    const bool driver_guard = true;
+#else
+    const bool driver_guard = false;
+#endif
+    EXPECT_TRUE(runtime_guards);
+    EXPECT_FALSE(driver_guard);
+}

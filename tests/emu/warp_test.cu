@@ -174,3 +174,40 @@ TEST(Warp, CooperativeGroupsTiles)
     for (int t = 0; t < 8; ++t) EXPECT_EQ(8 * 8 * t + 28, v[t]) << "tile " << t;
     EXPECT_EQ(0xff00, v[8]);  // thread 9 is in tile 1: lanes 8..15 hold the same value
 }
+
+// A sum over the warp by __shfl_down_sync from offset 16, as students write it.
+__global__ void warp_sum(const int *in, int *out)
+{
+    int v = in[threadIdx.x];
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+    if (threadIdx.x == 0) out[0] = v;
+}
+
+// In a block of 8 threads, lanes 8..31 do not exist: a shuffle from them reads 0 (an H100
+// gives 36 for 1 + ... + 8), never what a full warp of an earlier kernel left behind.
+TEST(Warp, LanesTheBlockDoesNotHaveReadZero)
+{
+    DeviceArray<int> big(std::vector<int>(32, 1000000)), out(1);
+    DeviceArray<int> small(std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8});
+    warp_sum<<<1, 32>>>(big.get(), out.get());
+    ASSERT_EQ(32000000, out.host()[0]);
+    warp_sum<<<1, 8>>>(small.get(), out.get());
+    EXPECT_EQ(36, out.host()[0]);
+}
+
+TEST(Warp, MaskNamingLanesTheBlockDoesNotHaveIsReportedOnce)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    DeviceArray<int> small(std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}), out(1);
+    EXPECT_EXIT(
+        {
+            unsetenv("EMU_QUIET");
+            warp_sum<<<1, 8>>>(small.get(), out.get());
+            warp_sum<<<2, 8>>>(small.get(), out.get());
+            std::exit(0);
+        },
+        ::testing::ExitedWithCode(0),
+        // One line in all: the second launch says nothing more.
+        "^cuda-emu: kernel warp_sum [^\n]*mask 0xffffffff, which names lanes that do not exist in a block of 8 "
+        "threads [^\n]*undefined behaviour in CUDA[^\n]*__activemask\\(\\)[^\n]*\n$");
+}

@@ -51,4 +51,5 @@ Timing median_ms(int runs, Work work)
 
 Timing time_increment_ms(int n, int block_size);
 Timing time_barrier_heavy_ms(int blocks, int threads, int rounds);
+Timing time_tiled_product_ms(int n);
 double fiber_switch_ns(long switches);

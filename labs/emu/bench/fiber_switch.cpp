@@ -1,7 +1,7 @@
 // The cost of one fiber switch: two fibers hand control back and forth.
 #include <chrono>
 
-#include "fiber.h"
+#include "engine/fiber.h"
 
 namespace {
 cudaemu::Fiber *main_fiber, *other_fiber;

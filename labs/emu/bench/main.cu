@@ -2,6 +2,7 @@
 // Wall time is what a program's CUDA events see; CPU time (all threads) is steadier on a
 // machine that other work shares.
 #include <stdio.h>
+#include <stdlib.h>
 #include <thread>
 
 #include "bench.h"
@@ -12,16 +13,28 @@ int main()
            std::thread::hardware_concurrency());
     printf("fiber context switch (Boost.Context fcontext): %.1f ns\n", fiber_switch_ns(20000000));
 
-    const int rounds = 64;
-    Timing one = time_barrier_heavy_ms(1, 1024, rounds);
-    printf("one 1024-thread block, %d barriers: %.2f ms wall, %.2f ms CPU: %.1f us wall (%.1f us CPU) per barrier\n",
-           rounds, one.wall_ms, one.cpu_ms, 1000.0 * one.wall_ms / rounds, 1000.0 * one.cpu_ms / rounds);
-    Timing many = time_barrier_heavy_ms(256, 1024, rounds);
-    printf("256 blocks x 1024 threads, %d barriers each: %.1f ms wall, %.1f ms CPU\n", rounds, many.wall_ms,
-           many.cpu_ms);
-
-    Timing increment = time_increment_ms(1 << 20, 256);
-    printf("increment kernel, N = 2^20, 256 threads a block: %.2f ms wall, %.2f ms CPU (%.1f ns CPU per thread)\n",
-           increment.wall_ms, increment.cpu_ms, increment.cpu_ms * 1e6 / (1 << 20));
+    // Each kernel plain, then under the race detector (EMU_RACECHECK=1, read at each launch).
+    for (int racecheck = 0; racecheck < 2; ++racecheck) {
+        if (racecheck) {
+            setenv("EMU_RACECHECK", "1", 1);
+            printf("--- the same under EMU_RACECHECK=1 (the race detector)\n");
+        }
+        const int rounds = 64;
+        Timing one = time_barrier_heavy_ms(1, 1024, rounds);
+        printf("one 1024-thread block, %d barriers: %.2f ms wall, %.2f ms CPU: %.1f us wall (%.1f us CPU) per "
+               "barrier\n",
+               rounds, one.wall_ms, one.cpu_ms, 1000.0 * one.wall_ms / rounds, 1000.0 * one.cpu_ms / rounds);
+        Timing many = time_barrier_heavy_ms(256, 1024, rounds);
+        printf("256 blocks x 1024 threads, %d barriers each: %.1f ms wall, %.1f ms CPU\n", rounds, many.wall_ms,
+               many.cpu_ms);
+        Timing increment = time_increment_ms(1 << 20, 256);
+        printf("increment kernel, N = 2^20, 256 threads a block: %.2f ms wall, %.2f ms CPU (%.1f ns CPU per "
+               "thread)\n",
+               increment.wall_ms, increment.cpu_ms, increment.cpu_ms * 1e6 / (1 << 20));
+        Timing tiled = time_tiled_product_ms(256);
+        printf("tiled matrix product, N = 256, 16 x 16 tiles in shared memory: %.1f ms wall, %.1f ms CPU\n",
+               tiled.wall_ms, tiled.cpu_ms);
+    }
+    unsetenv("EMU_RACECHECK");
     return 0;
 }

@@ -2,6 +2,8 @@
 // every .cu file, and so does the emulator's rewriter. It brings the runtime API, the kernel
 // built-ins and device functions, and the C++ conveniences of CUDA's own cuda_runtime.h.
 #pragma once
+// nvcc's header defines this guard, and NVIDIA's helper headers (helper_cuda.h, ...) test it.
+#define __CUDA_RUNTIME_H__
 
 // What nvcc makes visible in a .cu file without an #include (but not <stdio.h>, as with nvcc).
 #include <math.h>
@@ -19,6 +21,7 @@
 #include "cuda_emu/device_misc.h"
 #include "cuda_emu/launch.h"
 #include "cuda_emu/math_intrinsics.h"
+#include "cuda_emu/memory_access.h"
 #include "cuda_emu/shared_memory.h"
 
 // ---- C++ overloads, as in CUDA's cuda_runtime.h: typed pointers without casts.

@@ -1,6 +1,8 @@
 // The CUDA runtime API (the C functions) as the emulator provides it. What each call does
 // under emulation, and where it differs from a GPU, is in handouts/emulation.md.
 #pragma once
+// The guard macro nvcc's header defines; helper headers test it.
+#define __CUDA_RUNTIME_API_H__
 
 #include <cstddef>
 
@@ -29,9 +31,7 @@ cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device);
 cudaError_t cudaDeviceSynchronize(void);
-cudaError_t cudaThreadSynchronize(void);
 cudaError_t cudaDeviceReset(void);
-cudaError_t cudaThreadExit(void);
 cudaError_t cudaSetDeviceFlags(unsigned int flags);
 cudaError_t cudaGetDeviceFlags(unsigned int *flags);
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
@@ -135,3 +135,5 @@ cudaError_t cudaProfilerStart(void);
 cudaError_t cudaProfilerStop(void);
 
 }  // extern "C"
+
+#include "cuda_emu/removed_api.h"

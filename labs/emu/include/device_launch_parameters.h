@@ -2,6 +2,8 @@
 // at a time, so blockIdx, blockDim and gridDim are per CPU thread; threadIdx is set again at
 // every switch between the block's threads (fibers), so all four read like CUDA's.
 #pragma once
+// The guard macro nvcc's header defines; helper headers test it.
+#define __DEVICE_LAUNCH_PARAMETERS_H__
 
 #include "vector_types.h"
 

@@ -1,6 +1,8 @@
 // The CUDA runtime's plain types: error codes, copy kinds, device properties and attributes,
 // stream and event handles, and the flag constants, with CUDA 13's names and numbers.
 #pragma once
+// The guard macro nvcc's header defines; helper headers test it.
+#define __DRIVER_TYPES_H__
 
 #include <cstddef>
 

@@ -1,6 +1,8 @@
 // CUDA's built-in vector types (dim3, uint3, float4, ...) and their make_* constructors,
 // with the same member names and alignment as CUDA's, for code compiled by the emulator.
 #pragma once
+// The guard macro nvcc's header defines; helper headers test it.
+#define __VECTOR_TYPES_H__
 
 #include <cstddef>
 

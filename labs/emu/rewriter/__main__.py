@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from accesses import access_edits  # noqa: E402
 from kernels import called_kernel_names, registration_edits  # noqa: E402
 from launches import LaunchError, launch_edits  # noqa: E402
 from lexer import LexError, tokenize  # noqa: E402
@@ -45,6 +46,10 @@ def rewrite_cuda(text):
     edits = launch_edits(text, tokens, called_kernel_names(tokens))
     edits += shared_edits(text, tokens, in_code)
     edits += registration_edits(text, tokens, in_code)
+    # Access wrappers are insertions; one inside text another edit replaces is dropped.
+    replaced = [(begin, end) for begin, end, _ in edits if end > begin]
+    edits += [edit for edit in access_edits(text, tokens, in_code)
+              if not any(begin < edit[0] < end for begin, end in replaced)]
     return apply_edits(text, edits)
 
 

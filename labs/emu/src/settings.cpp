@@ -1,10 +1,11 @@
 #include "settings.h"
 
 #include <cstdlib>
+#include <string>
 #include <thread>
 
-#include "asan.h"
-#include "diagnostics.h"
+#include "engine/asan.h"
+#include "reports/diagnostics.h"
 
 namespace cudaemu {
 namespace {
@@ -36,6 +37,13 @@ std::size_t fiber_stack_bytes()
     static const std::size_t bytes = (std::size_t)number_from_environment(
         "EMU_STACK_KB", CUDAEMU_ASAN ? 1024 : 256, 16, 1 << 20, "the stack size of a CUDA thread in KiB") * 1024;
     return bytes;
+}
+
+// Read at each launch, as EMU_SCHEDULE is, so that a program (or a test) may turn it on midway.
+bool racecheck_on()
+{
+    const char *setting = std::getenv("EMU_RACECHECK");
+    return setting && *setting && std::string(setting) != "0";
 }
 
 int emulated_device_count()

@@ -4,6 +4,7 @@
 //   CUDA_EMU_DEVICES  how many devices to emulate (default 1)
 //   EMU_SCHEDULE      see schedule.h
 //   EMU_QUIET         1: no explanations of API errors on stderr (see diagnostics.h)
+//   EMU_RACECHECK     1: the race detector (engine/race_detector.h), read at each launch
 #pragma once
 
 #include <cstddef>
@@ -12,4 +13,5 @@ namespace cudaemu {
 unsigned int cpu_threads();
 std::size_t fiber_stack_bytes();
 int emulated_device_count();
+bool racecheck_on();
 }  // namespace cudaemu

@@ -9,7 +9,7 @@
 #include "../device_launch_parameters.h"
 
 namespace cudaemu {
-// Runtime entry points (src/block_scheduler.cpp). Outside a kernel they act for a lone thread.
+// Runtime entry points (src/engine/device_entry_points.cpp). Outside a kernel they act for a lone thread.
 void sync_threads();
 struct BlockVote {
     int true_count;  // threads whose predicate was non-zero

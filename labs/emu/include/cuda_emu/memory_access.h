@@ -1,0 +1,129 @@
+// The memory-access hook. The rewriter wraps accesses in device code so that the runtime can
+// watch them when a checker is on (EMU_RACECHECK=1), and costs one test of a flag when none is:
+//
+//     x = tile[ty][tx];        ->  x = ::cudaemu::shared_access(tile[ty][tx], ::cudaemu::Access::Read, CUDAEMU_SITE("tile"));
+//     tile[ty][tx] = v;        ->  ::cudaemu::shared_store(tile[ty][tx], CUDAEMU_SITE("tile")) = v;
+//     out[i] = v;              ->  ::cudaemu::global_written((out[i] = v), CUDAEMU_SITE("out"));
+//
+// Each wrapper returns the very lvalue it was given (a store, once it has stored), so the
+// expression keeps its type and meaning. Every watched access reaches the runtime through one function per memory space
+// (observe_shared_access, observe_global_write) with its address, size, kind and source
+// site: the race detector (src/engine/race_detector.cpp) is its first user, and a profiler
+// (global-memory sectors per warp request, shared-memory bank conflicts) plugs in at the same
+// two points.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+namespace cudaemu {
+// Update: read then written (+=, ++). Rewrite: a store of the value already there, which no
+// other thread can tell from a read (the apsp lab's pivot row and column rely on it).
+enum class Access : unsigned char { Read, Write, Update, Rewrite };
+
+// Where an access is in the student's source (the #line the rewriter keeps) and what it names.
+struct AccessSite {
+    const char *file;
+    int line;
+    const char *name;
+};
+
+// True while some checker watches accesses; the runtime sets it at each launch.
+extern bool access_hooks_on;
+
+void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+// How a stored value reads in a report.
+enum class ValueKind : unsigned char { Signed, Unsigned, Floating, Other };
+void observe_global_write(const void *address, std::size_t size, unsigned long long value_bits, ValueKind value_kind,
+                          const AccessSite *site);
+
+template <class Value>
+constexpr ValueKind value_kind_of()
+{
+    return std::is_floating_point<Value>::value ? ValueKind::Floating
+           : std::is_integral<Value>::value     ? (std::is_signed<Value>::value ? ValueKind::Signed : ValueKind::Unsigned)
+                                                : ValueKind::Other;
+}
+
+// The address as the runtime takes it, from any lvalue (volatile shared arrays included).
+template <class T>
+inline const void *address_of(T &ref)
+{
+    return const_cast<const void *>(static_cast<const volatile void *>(std::addressof(ref)));
+}
+
+// `site` is a lambda returning the site's static description, so that building it costs
+// nothing unless a checker is on.
+template <class T, class Site>
+inline T &shared_access(T &ref, Access kind, Site site)
+{
+    if (__builtin_expect(access_hooks_on, 0)) observe_shared_access(address_of(ref), sizeof(T), kind, site());
+    return ref;
+}
+
+// `tile[i] = v`: the store is seen once made, with whether it changed the value.
+template <class T, class Site>
+struct SharedStore {
+    T &ref;
+    Site site;
+    // Any right-hand side T's own assignment takes; the second form for `= {1, 2}`.
+    template <class U>
+    T &operator=(U &&value)
+    {
+        return store([&] { ref = static_cast<U &&>(value); });
+    }
+    T &operator=(const std::remove_cv_t<T> &value)
+    {
+        return store([&] { ref = value; });
+    }
+
+private:
+    template <class Assign>
+    T &store(Assign assign)
+    {
+        using Value = std::remove_cv_t<T>;
+        if constexpr (std::is_trivially_copyable<Value>::value) {
+            if (__builtin_expect(access_hooks_on, 0)) {
+                Value before = ref;
+                assign();
+                Value after = ref;
+                bool same = std::memcmp(&before, &after, sizeof(Value)) == 0;
+                observe_shared_access(address_of(ref), sizeof(T), same ? Access::Rewrite : Access::Write, site());
+                return ref;
+            }
+        }
+        assign();
+        return ref;
+    }
+};
+template <class T, class Site>
+inline SharedStore<T, Site> shared_store(T &ref, Site site)
+{
+    return SharedStore<T, Site>{ref, site};
+}
+
+// Called with the result of an assignment, once the value is stored. Only scalars up to 8
+// bytes are watched (what a kernel stores with one instruction); anything else passes through.
+template <class T, class Site>
+inline T &&global_written(T &&result, Site site)
+{
+    using Value = std::remove_cv_t<std::remove_reference_t<T>>;
+    if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
+                  sizeof(Value) <= sizeof(unsigned long long)) {
+        if (__builtin_expect(access_hooks_on, 0)) {
+            Value value = result;
+            unsigned long long bits = 0;
+            std::memcpy(&bits, &value, sizeof(Value));
+            observe_global_write(address_of(result), sizeof(Value), bits, value_kind_of<Value>(), site());
+        }
+    }
+    return static_cast<T &&>(result);
+}
+}  // namespace cudaemu
+
+// The site of an access, written by the rewriter on the access's own line, so __FILE__ and
+// __LINE__ name the student's file and line.
+#define CUDAEMU_SITE(name) \
+    [] { static const ::cudaemu::AccessSite cudaemu_site{__FILE__, __LINE__, name}; return &cudaemu_site; }

@@ -1,0 +1,262 @@
+"""Wraps memory accesses in device code so that the runtime can watch them (the race
+detector; later a profiler): see labs/emu/include/cuda_emu/memory_access.h.
+
+    __shared__ int trkc;  ...  x = trkc;  trkc = y;
+ -> ...  x = ::cudaemu::shared_access(trkc, ::cudaemu::Access::Read, CUDAEMU_SITE("trkc"));
+         ::cudaemu::shared_store(trkc, CUDAEMU_SITE("trkc")) = y;
+
+    dist[i * n + j] = via;      (in a __global__ or __device__ function)
+ -> ::cudaemu::global_written((dist[i * n + j] = via), CUDAEMU_SITE("dist"));
+
+Only insertions, all on the access's own line, so lines keep their numbers. Shared: every use
+of a __shared__ variable declared in the function (or of a file-scope extern __shared__
+array), indexed as deeply as it was declared, whose meaning the tokens show: a read, a write
+(`=`), or both (`+=`, `++`). Global: stores `name[...] = value` to any other name; the runtime
+ignores the ones that land on a thread's own stack. Left alone, so never misreported: uses
+whose address is taken (`&tile[i]`, atomics), member accesses (`s[i].x`), partial indexing
+(`tile[i]` of a 2D array), sizeof/decltype, and stores through `*p` or `p->x`.
+"""
+
+from dataclasses import dataclass
+
+from scopes import matching
+from shared import _split_declarators, _statement_bounds, _strip_attributes
+
+UNEVALUATED = {"sizeof", "decltype", "alignof", "__alignof__", "typeof", "__typeof__", "noexcept"}
+KEYWORDS_BEFORE_VALUE = {"return", "case", "throw", "else", "do", "co_return", "co_yield"}
+COMPOUND = set("+-*/%&|^")
+# Tokens after which `name[...] = v` is the start of a store (not a declaration `T a[2] = ...`).
+# A `,` is left out: in `int a = 1, b[2] = {};` it separates declarators.
+STORE_STARTS = {";", "{", "}", ")", "(", "?", ":", "=", "else", "do"}
+
+
+@dataclass
+class SharedVariable:
+    name: str
+    rank: int  # how many subscripts reach one element
+    visible_from: int  # token index after its declaration
+    visible_to: int  # token index of the end of its scope
+
+
+def _adjacent(tokens, i, text):
+    return i < len(tokens) and tokens[i].text == text and tokens[i - 1].end == tokens[i].start
+
+
+def _device_bodies(tokens, in_code):
+    """(open, close) token indexes of the bodies of __global__ and __device__ functions."""
+    bodies = []
+    for index, token in enumerate(tokens):
+        if token.text != "{" or token.in_directive or not in_code[index]:
+            continue
+        if index > 0 and in_code[index - 1]:
+            continue  # a brace inside code, not a function body
+        i = index - 1
+        device = False
+        while i >= 0 and (tokens[i].in_directive or tokens[i].text not in (";", "}", "{")):
+            if not tokens[i].in_directive and tokens[i].text in ("__global__", "__device__"):
+                device = True
+            i -= 1
+        close = matching(tokens, index, "{", "}")
+        if device and close > 0:
+            bodies.append((index, close))
+    return bodies
+
+
+def _scope_end(tokens, index):
+    """Index of the `}` that closes the block holding tokens[index] (or the last token)."""
+    depth = 0
+    for i in range(index, len(tokens)):
+        if tokens[i].in_directive:
+            continue
+        if tokens[i].text == "{":
+            depth += 1
+        elif tokens[i].text == "}":
+            if depth == 0:
+                return i
+            depth -= 1
+    return len(tokens) - 1
+
+
+def _shared_variables(tokens, in_code):
+    variables = []
+    for index, token in enumerate(tokens):
+        if token.text != "__shared__" or token.in_directive:
+            continue
+        first, last = _statement_bounds(tokens, index)
+        if last < 0:
+            continue
+        declaration = [t for t in tokens[first:last] if t.text not in ("__shared__", "static", "__device__")]
+        if any(t.text in ("struct", "class", "union", "enum", "{", "=") for t in declaration):
+            continue
+        extern = any(t.text == "extern" for t in declaration)
+        if not in_code[index] and not extern:
+            continue  # namespace scope: the header's thread_local, outside the shared arena
+        kept, _ = _strip_attributes([t for t in declaration if t.text != "extern"])
+        base, declarators = _split_declarators(kept)
+        if base is None:
+            continue
+        scope_end = _scope_end(tokens, last + 1) if in_code[index] else len(tokens) - 1
+        for declarator in declarators:
+            names = [t for t in declarator if t.kind == "ident" and t.text not in ("const", "volatile")]
+            if not names:
+                continue
+            rank = sum(1 for t in declarator if t.text == "[")
+            variables.append(SharedVariable(names[0].text, rank, last + 1, scope_end))
+    return variables
+
+
+def _postfix_end(tokens, i):
+    """(index after `name[...]...[...]`, number of subscripts), or (None, 0) if unbalanced."""
+    j, subscripts = i + 1, 0
+    while j < len(tokens) and tokens[j].text == "[" and not tokens[j].in_directive:
+        close = matching(tokens, j, "[", "]")
+        if close < 0:
+            return None, 0
+        j, subscripts = close + 1, subscripts + 1
+    return j, subscripts
+
+
+def _address_taken(tokens, i):
+    if i < 1 or tokens[i - 1].text != "&":
+        return False
+    before = tokens[i - 2] if i >= 2 else None
+    # `a & b` is a bitwise and: a value comes before the `&`.
+    return before is None or not (before.kind in ("ident", "number") and before.text not in KEYWORDS_BEFORE_VALUE
+                                  or before.text in (")", "]"))
+
+
+def _in_lambda_capture(tokens, i):
+    """True when tokens[i] is a name in a lambda's capture list `[a, &b]`."""
+    k, depth = i - 1, 0
+    while k >= 0 and i - k < 64:
+        text = tokens[k].text
+        if text in (")", "]"):
+            depth += 1
+        elif text in ("(", "{", ";", "}"):
+            if depth == 0:
+                return False
+            depth -= 1 if text == "(" else 0
+        elif text == "[":
+            if depth == 0:
+                before = tokens[k - 1] if k > 0 else None
+                # A subscript's `[` follows a value; a lambda's follows an operator or `(`.
+                return before is None or not (before.kind == "ident" and before.text not in KEYWORDS_BEFORE_VALUE
+                                              or before.text in (")", "]"))
+            depth -= 1
+        k -= 1
+    return False
+
+
+def _use_kind(tokens, i, after):
+    """'Read', 'Write' or 'Update' for the use tokens[i:after]; None when it is not a plain use."""
+    if i >= 1 and tokens[i - 1].text in (".", "->", "::", "~"):
+        return None
+    if i >= 1 and (tokens[i - 1].text in UNEVALUATED or tokens[i - 1].text == "(" and i >= 2
+                   and tokens[i - 2].text in UNEVALUATED):
+        return None
+    if _address_taken(tokens, i) or _in_lambda_capture(tokens, i):
+        return None
+    nxt = tokens[after].text if after < len(tokens) else ";"
+    if nxt in (".", "->", "("):
+        return None
+    if i >= 2 and tokens[i - 1].text in ("+", "-") and tokens[i - 2].text == tokens[i - 1].text \
+            and tokens[i - 2].end == tokens[i - 1].start:
+        return "Update"  # ++x, --x
+    if nxt in ("+", "-") and _adjacent(tokens, after + 1, nxt):
+        return "Update"  # x++, x--
+    if nxt == "=":
+        return "Read" if _adjacent(tokens, after + 1, "=") else "Write"
+    if nxt in COMPOUND and _adjacent(tokens, after + 1, "=") and not _adjacent(tokens, after + 2, "="):
+        return "Update"
+    if nxt in ("<", ">") and _adjacent(tokens, after + 1, nxt) and _adjacent(tokens, after + 2, "="):
+        return "Update"  # <<=, >>=
+    return "Read"
+
+
+def _assignment_end(tokens, op):
+    """Index of the last token of the value assigned at tokens[op]; None when unclear."""
+    depth, j, angle_seen, conditionals = 0, op + 1, False, 0
+    while j < len(tokens):
+        text = tokens[j].text
+        if tokens[j].in_directive:
+            return None
+        if depth == 0 and text == "?":
+            conditionals += 1
+        elif depth == 0 and text == ":":
+            if conditionals == 0:
+                return j - 1  # c ? p[i] = 1 : ...
+            conditionals -= 1
+        elif text in "([{":
+            depth += 1
+        elif text in ")]}":
+            if depth == 0:
+                return j - 1
+            depth -= 1
+        elif depth == 0 and text == ";":
+            return j - 1
+        elif depth == 0 and text == ",":
+            # f<int, 2>(x) would be cut at its comma: leave any such store alone.
+            return None if angle_seen else j - 1
+        elif depth == 0 and text == "<":
+            angle_seen = True
+        j += 1
+    return None
+
+
+def access_edits(text, tokens, in_code):
+    """Insertions (offset, offset, text) that wrap the watched accesses of device code."""
+    shared = _shared_variables(tokens, in_code)
+    # (offset, order, text): at one offset, the outer expression opens first and the inner
+    # one closes first, so the wrappers nest.
+    insertions = []
+
+    def wrap(begin_token, end_token, prefix, suffix):
+        begin, end = tokens[begin_token].start, tokens[end_token].end
+        insertions.append((begin, -end, prefix))
+        insertions.append((end, -begin, suffix))
+
+    for open_, close in _device_bodies(tokens, in_code):
+        for i in range(open_ + 1, close):
+            token = tokens[i]
+            if token.kind != "ident" or token.in_directive:
+                continue
+            variable = None
+            for candidate in shared:
+                if candidate.name == token.text and candidate.visible_from <= i <= candidate.visible_to:
+                    variable = candidate  # the innermost (latest) declaration wins
+            after, subscripts = _postfix_end(tokens, i)
+            if after is None:
+                continue
+            name = token.text.replace('"', "")
+            if variable is not None:
+                if subscripts != variable.rank:
+                    continue
+                kind = _use_kind(tokens, i, after)
+                if kind is None:
+                    continue
+                if kind == "Write":  # seen once stored, to tell a store of the same value
+                    wrap(i, after - 1, "::cudaemu::shared_store(", f', CUDAEMU_SITE("{name}"))')
+                else:
+                    wrap(i, after - 1, "::cudaemu::shared_access(",
+                         f', ::cudaemu::Access::{kind}, CUDAEMU_SITE("{name}"))')
+                continue
+            if subscripts == 0 or i < 1 or tokens[i - 1].text not in STORE_STARTS:
+                continue
+            if _use_kind(tokens, i, after) not in ("Write", "Update"):
+                continue
+            op = after  # the `=` of `=`, `+=`, `<<=`; x[i]++ has none and is left alone
+            while op < after + 3 and op < len(tokens) and tokens[op].text != "=":
+                op += 1
+            if op >= len(tokens) or tokens[op].text != "=":
+                continue
+            last = _assignment_end(tokens, op)
+            if last is None or last <= op:
+                continue
+            wrap(i, last, "::cudaemu::global_written((", f'), CUDAEMU_SITE("{name}"))')
+    insertions.sort(key=lambda insertion: (insertion[0], insertion[1]))
+    edits, merged = [], {}
+    for offset, _, piece in insertions:
+        merged.setdefault(offset, []).append(piece)
+    for offset, pieces in merged.items():
+        edits.append((offset, offset, "".join(pieces)))
+    return edits

@@ -1,0 +1,72 @@
+// Error names and strings (CUDA 13's own, in error_table.inc) and the last-error state.
+#include <cstdarg>
+#include <cstdio>
+
+#include "api/api_errors.h"
+#include "reports/diagnostics.h"
+
+namespace cudaemu {
+namespace {
+struct ErrorText {
+    cudaError_t code;
+    const char *name;
+    const char *text;
+};
+const ErrorText kErrors[] = {
+#include "api/error_table.inc"
+};
+
+const ErrorText *find(cudaError_t error)
+{
+    for (const ErrorText &entry : kErrors)
+        if (entry.code == error) return &entry;
+    return nullptr;
+}
+
+// Per CPU thread, as in CUDA 12 and later.
+thread_local cudaError_t tls_last_error = cudaSuccess;
+}  // namespace
+
+cudaError_t record_error(cudaError_t error)
+{
+    if (error != cudaSuccess) tls_last_error = error;
+    return error;
+}
+
+cudaError_t fail(cudaError_t error, const char *format, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    warn("%s [%s: %s]", text, cudaGetErrorName(error), cudaGetErrorString(error));
+    return record_error(error);
+}
+
+}  // namespace cudaemu
+
+extern "C" {
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t error = cudaemu::tls_last_error;
+    cudaemu::tls_last_error = cudaSuccess;
+    return error;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return cudaemu::tls_last_error; }
+
+const char *cudaGetErrorString(cudaError_t error)
+{
+    const cudaemu::ErrorText *entry = cudaemu::find(error);
+    return entry ? entry->text : "unrecognized error code";
+}
+
+const char *cudaGetErrorName(cudaError_t error)
+{
+    const cudaemu::ErrorText *entry = cudaemu::find(error);
+    return entry ? entry->name : "unrecognized error code";
+}
+
+}  // extern "C"

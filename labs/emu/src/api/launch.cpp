@@ -1,0 +1,156 @@
+// Launching a kernel: the checks a GPU makes before it runs anything (a bad configuration
+// fails the launch, and only cudaGetLastError tells), then the grid, synchronously.
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "api/api_errors.h"
+#include "engine/block_runner.h"
+#include "api/device_work.h"
+#include "api/devices.h"
+#include "reports/diagnostics.h"
+#include "engine/grid_executor.h"
+#include "engine/race_detector.h"
+#include "settings.h"
+#include "api/kernel_registry.h"
+#include "api/occupancy.h"
+#include "engine/device_limits.h"
+#include "api/streams.h"
+
+namespace cudaemu {
+namespace {
+std::atomic<std::uint64_t> launch_counter{0};
+
+// " at file:line" for messages, or nothing when the launch came through the C API.
+std::string where(const LaunchConfig &config)
+{
+    return config.line > 0 ? std::string(" at ") + config.file + ":" + std::to_string(config.line) : std::string();
+}
+
+// The launch's configuration error, explained, or cudaSuccess.
+cudaError_t check_configuration(const LaunchConfig &config, const KernelInfo &info, const char *name, bool cooperative)
+{
+    const std::string at = where(config);
+    const dim3 &b = config.block, &g = config.grid;
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > kMaxBlockDim[0] || b.y > kMaxBlockDim[1] || b.z > kMaxBlockDim[2] ||
+        threads > (unsigned long long)kMaxThreadsPerBlock)
+        return fail(cudaErrorInvalidConfiguration,
+                    "launch of %s%s failed: a block of %u x %u x %u threads; a block has 1 to 1024 threads "
+                    "(x and y at most 1024, z at most 64), so the kernel did not run",
+                    name, at.c_str(), b.x, b.y, b.z);
+    if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > kMaxGridDim[0] || g.y > kMaxGridDim[1] || g.z > kMaxGridDim[2])
+        return fail(cudaErrorInvalidConfiguration,
+                    "launch of %s%s failed: a grid of %u x %u x %u blocks; each dimension must be at least 1 "
+                    "(x at most 2^31-1, y and z at most 65535), so the kernel did not run. Is the block count "
+                    "computed right (rounded up, not down to 0)?",
+                    name, at.c_str(), g.x, g.y, g.z);
+    std::size_t limit = dynamic_shared_limit(info);
+    if (config.dynamic_shared_bytes > limit)
+        return fail(cudaErrorInvalidValue,
+                    "launch of %s%s failed: it asks for %zu bytes of dynamic shared memory; it may have %zu "
+                    "(48 KiB less its static __shared__ unless raised with cudaFuncSetAttribute(kernel, "
+                    "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), up to 227 KiB)",
+                    name, at.c_str(), config.dynamic_shared_bytes, limit);
+    if (cooperative) {
+        int per_sm = active_blocks_per_multiprocessor((int)threads, info.static_shared + config.dynamic_shared_bytes);
+        unsigned long long resident = (unsigned long long)per_sm * kMultiprocessorCount;
+        unsigned long long blocks = (unsigned long long)g.x * g.y * g.z;
+        if (blocks > resident)
+            return fail(cudaErrorCooperativeLaunchTooLarge,
+                        "cooperative launch of %s%s failed: %llu blocks, but only %llu of %u threads fit on the "
+                        "device at once (%d per SM x %d SMs); size the grid with "
+                        "cudaOccupancyMaxActiveBlocksPerMultiprocessor times multiProcessorCount",
+                        name, at.c_str(), blocks, resident, (unsigned)threads, per_sm,
+                        kMultiprocessorCount);
+    }
+    return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool cooperative)
+{
+    KernelInfo info = kernel_info(call.kernel);
+    std::string name = call.name ? call.name : (info.name.empty() ? std::string("kernel") : info.name);
+    if (BlockRunner::running_kernel())
+        fatal("kernel %s%s was launched from inside a kernel: dynamic parallelism (launches from device code, "
+              "nvcc -rdc=true) is not emulated; launch it from host code",
+              name.c_str(), where(config).c_str());
+    cudaError_t error = check_stream(config.stream, "kernel launch");
+    if (error == cudaSuccess) error = check_configuration(config, info, name.c_str(), cooperative);
+    if (error != cudaSuccess) return error;
+
+    GridRun grid;
+    grid.call = &call;
+    grid.kernel_name = name.c_str();
+    grid.file = config.file;
+    grid.line = config.line;
+    grid.grid = config.grid;
+    grid.block = config.block;
+    grid.dynamic_shared_bytes = config.dynamic_shared_bytes;
+    grid.schedule = schedule_from_environment();
+    grid.launch_number = launch_counter.fetch_add(1, std::memory_order_relaxed);
+    access_hooks_on = racecheck_on();
+    if (access_hooks_on) grid.global_writes = GlobalWriteLog::take(grid.launch_number);
+    {
+        DeviceWork work(current_device());  // a copy touching this device's memory waits for it
+        if (cooperative)
+            execute_cooperative_grid(grid);
+        else
+            execute_grid(grid);
+    }
+    if (grid.global_writes) GlobalWriteLog::give_back(grid.global_writes);
+
+    // Static __shared__ sizes are known once blocks have run them: remember, and fail the
+    // launch as a GPU would have if static plus dynamic memory was over the kernel's limit.
+    std::size_t static_shared = grid.max_static_shared.load();
+    update_kernel_info(call.kernel, [&](KernelInfo &entry) {
+        entry.static_shared = std::max(entry.static_shared, static_shared);
+        entry.static_shared_known = true;
+    });
+    info.static_shared = static_shared;
+    std::size_t limit = dynamic_shared_limit(info);
+    if (config.dynamic_shared_bytes > limit)
+        return fail(cudaErrorInvalidValue,
+                    "launch of %s%s: %zu bytes of static __shared__ plus %zu of dynamic shared memory are "
+                    "more than a block may have (%zu dynamic with this much static). A GPU refuses this launch "
+                    "(the emulator learned the static size only by running it, so this first launch did run)",
+                    name.c_str(), where(config).c_str(), static_shared, config.dynamic_shared_bytes, limit);
+    return cudaSuccess;
+}
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+namespace {
+cudaError_t launch_by_address(const char *call, const void *func, dim3 grid, dim3 block, void **args,
+                              size_t shared, cudaStream_t stream, bool cooperative)
+{
+    KernelInfo info = kernel_info(func);
+    if (!info.launcher)
+        return fail(cudaErrorInvalidDeviceFunction,
+                    "%s(%p, ...): the emulator does not know this kernel's parameters. It learns them from a "
+                    "non-template __global__ function defined in a .cu file of the build, or from a typed "
+                    "pointer: pass the kernel without casting it to void*",
+                    call, func);
+    return info.launcher(func, nullptr, LaunchConfig(grid, block, shared, stream, "", 0), args,
+                         cooperative);
+}
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                             cudaStream_t stream)
+{
+    return launch_by_address("cudaLaunchKernel", func, gridDim, blockDim, args, sharedMem, stream, false);
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                                        cudaStream_t stream)
+{
+    return launch_by_address("cudaLaunchCooperativeKernel", func, gridDim, blockDim, args, sharedMem, stream, true);
+}
+
+}  // extern "C"

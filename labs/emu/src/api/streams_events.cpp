@@ -1,0 +1,168 @@
+// Streams and events. Work runs when it is issued, so every stream is idle by the time the
+// host can ask, and an event records the host's clock when cudaEventRecord is called: the
+// time between two events is the emulator's wall-clock time for the work between them.
+#include <chrono>
+#include <mutex>
+#include <set>
+
+#include "api/api_errors.h"
+#include "api/devices.h"
+#include "api/streams.h"
+
+struct CUstream_st {
+    unsigned int flags;
+    int priority;
+    int device;
+};
+
+struct CUevent_st {
+    unsigned int flags;
+    bool recorded;
+    std::chrono::steady_clock::time_point when;
+};
+
+namespace cudaemu {
+namespace {
+std::mutex handles_mutex;
+// Never destroyed, like the memory registry: streams and events the program did not destroy
+// stay reachable at exit rather than showing up as leaks under AddressSanitizer.
+std::set<const void *> &live_handles()
+{
+    static auto *handles = new std::set<const void *>;
+    return *handles;
+}
+bool is_live(const void *handle)
+{
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    return live_handles().count(handle) != 0;
+}
+void add_handle(const void *handle)
+{
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    live_handles().insert(handle);
+}
+bool remove_handle(const void *handle)
+{
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    return live_handles().erase(handle) != 0;
+}
+
+cudaError_t check_event(cudaEvent_t event, const char *call)
+{
+    if (!event || !is_live(event))
+        return fail(cudaErrorInvalidResourceHandle, "%s: the event %p was not made by cudaEventCreate, or was "
+                    "destroyed", call, (void *)event);
+    return cudaSuccess;
+}
+}  // namespace
+
+cudaError_t check_stream(cudaStream_t stream, const char *call)
+{
+    if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread || is_live(stream))
+        return cudaSuccess;
+    return fail(cudaErrorInvalidResourceHandle, "%s: the stream %p was not made by cudaStreamCreate, or was "
+                "destroyed", call, (void *)stream);
+}
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+extern "C" {
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
+{
+    if (!pStream) return fail(cudaErrorInvalidValue, "cudaStreamCreate(NULL): pass the address of a cudaStream_t");
+    *pStream = new CUstream_st{flags, priority, current_device()};
+    add_handle(*pStream);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *pStream) { return cudaStreamCreateWithPriority(pStream, 0, 0); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
+{
+    return cudaStreamCreateWithPriority(pStream, flags, 0);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    if (!stream || !remove_handle(stream))
+        return fail(cudaErrorInvalidResourceHandle, "cudaStreamDestroy(%p): not a stream from cudaStreamCreate, or "
+                    "destroyed already", (void *)stream);
+    delete stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return check_stream(stream, "cudaStreamSynchronize"); }
+cudaError_t cudaStreamQuery(cudaStream_t stream) { return check_stream(stream, "cudaStreamQuery"); }
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int)
+{
+    cudaError_t error = check_stream(stream, "cudaStreamWaitEvent");
+    return error != cudaSuccess ? error : check_event(event, "cudaStreamWaitEvent");
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int)
+{
+    cudaError_t error = check_stream(stream, "cudaStreamAddCallback");
+    if (error == cudaSuccess && callback) callback(stream, cudaSuccess, userData);
+    return error;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    cudaError_t error = check_stream(stream, "cudaLaunchHostFunc");
+    if (error == cudaSuccess && fn) fn(userData);
+    return error;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    if (!event) return fail(cudaErrorInvalidValue, "cudaEventCreate(NULL): pass the address of a cudaEvent_t");
+    *event = new CUevent_st{flags, false, {}};
+    add_handle(*event);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    cudaError_t error = check_event(event, "cudaEventRecord");
+    if (error == cudaSuccess) error = check_stream(stream, "cudaEventRecord");
+    if (error != cudaSuccess) return error;
+    event->recorded = true;
+    event->when = std::chrono::steady_clock::now();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) { return check_event(event, "cudaEventSynchronize"); }
+cudaError_t cudaEventQuery(cudaEvent_t event) { return check_event(event, "cudaEventQuery"); }
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    if (!ms) return fail(cudaErrorInvalidValue, "cudaEventElapsedTime(NULL, ...): pass the address of a float");
+    cudaError_t error = check_event(start, "cudaEventElapsedTime");
+    if (error == cudaSuccess) error = check_event(end, "cudaEventElapsedTime");
+    if (error != cudaSuccess) return error;
+    if ((start->flags | end->flags) & cudaEventDisableTiming)
+        return fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: an event was created with "
+                    "cudaEventDisableTiming and has no time");
+    if (!start->recorded || !end->recorded)
+        return fail(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: the %s event was never recorded (call "
+                    "cudaEventRecord on it first)", start->recorded ? "end" : "start");
+    *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    if (!event || !remove_handle(event))
+        return fail(cudaErrorInvalidResourceHandle, "cudaEventDestroy(%p): not an event from cudaEventCreate, or "
+                    "destroyed already", (void *)event);
+    delete event;
+    return cudaSuccess;
+}
+
+}  // extern "C"

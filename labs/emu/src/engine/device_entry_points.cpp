@@ -1,0 +1,73 @@
+// What the device functions in the headers call (cuda_emu/block_sync.h, shared_memory.h,
+// cooperative_groups.h): the running block's runner does the work. Outside a kernel the
+// barriers and warp functions act for a lone thread, as the host has no block to wait for.
+#include <atomic>
+
+#include "engine/block_runner.h"
+
+namespace cudaemu {
+
+void sync_threads()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_threads();
+}
+
+BlockVote sync_threads_vote(int predicate)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->sync_threads_vote(predicate);
+    return BlockVote{predicate ? 1 : 0, 1};
+}
+
+WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) return runner->warp_exchange(mask, value, predicate);
+    thread_local unsigned long long lone_values[32];
+    lone_values[0] = value;
+    return WarpExchange{lone_values, predicate ? 1u : 0u, 1u, 0u};
+}
+
+unsigned int live_lanes()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner ? runner->live_lanes() : 1u;
+}
+
+void sync_grid()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_grid();
+}
+
+bool in_cooperative_launch()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner && runner->grid()->grid_barrier;
+}
+
+bool access_hooks_on = false;
+
+void observe_shared_access(const void *address, std::size_t, Access kind, const AccessSite *site)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->observe_shared_access(address, kind, site);
+}
+
+void observe_global_write(const void *address, std::size_t size, unsigned long long value_bits, ValueKind value_kind,
+                          const AccessSite *site)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel())
+        runner->observe_global_write(address, size, value_bits, value_kind, site);
+}
+
+void *dynamic_shared_memory() { return BlockRunner::for_this_thread().arena().dynamic_base(); }
+
+int new_shared_variable_id()
+{
+    static std::atomic<int> next_id{0};
+    return next_id.fetch_add(1, std::memory_order_relaxed);
+}
+
+void *shared_variable(int id, std::size_t size, std::size_t natural_align, std::size_t align)
+{
+    return BlockRunner::for_this_thread().arena().variable(id, size, natural_align, align);
+}
+
+}  // namespace cudaemu
