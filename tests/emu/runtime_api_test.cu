@@ -230,3 +230,25 @@ TEST(RuntimeApi, DefinesTheIncludeGuardsHelperHeadersTest)
     EXPECT_TRUE(runtime_guards);
     EXPECT_FALSE(driver_guard);
 }
+
+// __noinline__ is the rewriter's, not a macro: libstdc++ headers included after the runtime's
+// (here <thread> and <future>, which g++ 13 spells with __attribute__((__noinline__))) compile.
+#include <future>
+#include <thread>
+
+static __noinline__ __device__ int twice_not_inlined(int x)
+{
+    return 2 * x;
+}
+
+__global__ void call_not_inlined(int *out)
+{
+    out[threadIdx.x] = twice_not_inlined(threadIdx.x);
+}
+
+TEST(RuntimeApi, NoinlineFunctionsCompileBesideTheStandardLibrary)
+{
+    DeviceArray<int> out(4);
+    call_not_inlined<<<1, 4>>>(out.get());
+    EXPECT_EQ(6, out.host()[3]);
+}

@@ -44,6 +44,12 @@ def rewrite_cuda(text):
     tokens = tokenize(text)
     in_code = code_depths(tokens)
     edits = launch_edits(text, tokens, called_kernel_names(tokens))
+    # __noinline__ is no macro of the emulator's headers: libstdc++ spells the attribute
+    # __attribute__((__noinline__)) in headers a .cu may include at any point (g++ 13 in more
+    # of them than <memory>), and a macro would break each. The student's own uses become
+    # the attribute here instead.
+    edits += [(t.start, t.end, "__attribute__((noinline))") for t in tokens
+              if t.kind == "ident" and t.text == "__noinline__"]
     edits += shared_edits(text, tokens, in_code)
     edits += registration_edits(text, tokens, in_code)
     # Access wrappers are insertions; one inside text another edit replaces is dropped.
