@@ -198,16 +198,16 @@ clean:
 # ---- handouts and the editions of the kit ------------------------------------------------
 # Figures come from handouts/figures/figures.toml (testcase files drawn with Graphviz, plots of
 # the labs' CSVs); handouts render with pandoc into build/handouts/. The student edition leaves
-# out solutions, answers and the kit's own tests (grader/dist.py says exactly what).
+# out solutions, answers and the kit's own tests (authoring/dist.py says exactly what).
 .PHONY: figures handouts dist-student dist-instructor
 figures:
-	$(PYTHON) -m grader.figures --out build/handouts/figures
+	$(PYTHON) -m authoring.figures --out build/handouts/figures
 
 handouts: figures
-	$(PYTHON) -m grader.handouts --out build/handouts
+	$(PYTHON) -m authoring.handouts --out build/handouts
 
 dist-student dist-instructor: dist-%:
-	$(PYTHON) -m grader.dist $* --out build/dist
+	$(PYTHON) -m authoring.dist $* --out build/dist
 # ---- end of handouts and editions --------------------------------------------------------
 
 help:

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from grader import handouts
-from grader.handouts import ANSWERS_DIR, HANDOUTS_DIR, handout_sources, is_local, link_targets, local_path, read_ast
+from authoring import handouts
+from authoring.handouts import ANSWERS_DIR, HANDOUTS_DIR, handout_sources, is_local, link_targets, local_path, read_ast
 from grader.labs import lab_ids
 from grader.paths import KIT_ROOT
 
@@ -122,4 +122,4 @@ def _numbered_items(source, section) -> int:
 
 def test_make_handouts_target(tmp_path):
     proc = subprocess.run(["make", "-n", "handouts"], cwd=KIT_ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0 and "grader.handouts" in proc.stdout and "grader.figures" in proc.stdout
+    assert proc.returncode == 0 and "authoring.handouts" in proc.stdout and "authoring.figures" in proc.stdout

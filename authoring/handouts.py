@@ -1,4 +1,4 @@
-"""Renders the handouts to HTML: `make handouts`, or python3 -m grader.handouts [--out DIR].
+"""Renders the handouts to HTML: `make handouts`, or python3 -m authoring.handouts [--out DIR].
 
 Every handouts/*.md (and handouts/answers/*.md, the instructor's answers, where this copy of the
 kit has them) becomes <out>/<name>.html with pandoc, reading GitHub-flavoured Markdown, so a
@@ -151,7 +151,7 @@ def render_all(out_dir: Path = DEFAULT_OUT) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m grader.handouts", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python3 -m authoring.handouts", description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(KIT_ROOT)}")
     args = p.parse_args(argv)
     try:
