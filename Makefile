@@ -19,6 +19,27 @@ EMU    ?=
 ASAN   ?=
 PYTHON ?= python3
 
+# Goals that build or run nothing of a lab: they neither need nvcc nor announce the emulator.
+NO_BUILD_GOALS := help deps test pytest gtests clean figures handouts dist-student dist-instructor
+
+# EMU: 1 (or any value but 0) builds for the CPU emulator; 0 forces the GPU build; unset, the
+# emulator is used where nvidia-smi finds no GPU, and said so. From here on EMU is 1 or empty,
+# so every test below is $(if $(EMU),...) or ifeq ($(EMU),).
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+ifeq ($(strip $(EMU)),0)
+  override EMU :=
+  EMU_FORCED_OFF := 1
+else ifneq ($(strip $(EMU)),)
+  override EMU := 1
+else ifeq ($(GPU_CC),)
+  override EMU := 1
+  ifeq ($(MAKELEVEL),0)
+    ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+      $(info note: no CUDA GPU found: building for the CPU emulator (EMU=1); EMU=0 forces the GPU build)
+    endif
+  endif
+endif
+
 LABS := $(patsubst labs/%/lab.toml,%,$(wildcard labs/*/lab.toml))
 
 # Where the student files come from: starter/, solutions/ (SOL=1) or a submission (SUB=path,
@@ -53,7 +74,6 @@ GTEST_LIBS ?= -lgtest -lgtest_main -pthread
 
 # ARCH: the GPU's own (e.g. sm_90 on an H100) when nvidia-smi finds one; otherwise a
 # compile-only default covering Ampere and Hopper, plus PTX for newer cards.
-GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
 ifneq ($(GPU_CC),)
   ARCH ?= sm_$(GPU_CC)
 endif
@@ -147,8 +167,8 @@ all: $(LABS)
 # Fail early, with what to do, when the compiler is missing.
 ifeq ($(EMU),)
   ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
-    $(if $(filter-out help deps test pytest clean figures handouts dist-student dist-instructor $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
-      $(error nvcc not found (NVCC=$(NVCC)). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
+    $(if $(filter-out $(NO_BUILD_GOALS) $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
+      $(error nvcc not found (NVCC=$(NVCC)) for the GPU build$(if $(EMU_FORCED_OFF), that EMU=0 asks for). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
   endif
 endif
 
@@ -156,15 +176,17 @@ lab-given:
 	@$(if $(LAB),,echo "error: say which lab: LAB=<lab>, one of: $(LABS)" >&2; exit 2)
 	@$(if $(filter $(LAB),$(LABS)),,echo "error: LAB=$(LAB) names no lab; the labs are: $(LABS)" >&2; exit 2)
 
-GRADER_FLAVOR = $(if $(SUB),--submission '$(SUB)',$(if $(SOL),--solution)) $(if $(EMU),--emu) $(if $(ASAN),--asan)
+GRADER_DEVICE = $(if $(EMU),--emu,--gpu)
+GRADER_FLAVOR = $(if $(SUB),--submission '$(SUB)',$(if $(SOL),--solution)) $(GRADER_DEVICE) $(if $(ASAN),--asan)
 
 # Build and grade one lab on its public testcases; prints the verdict table.
 check: lab-given
 	$(PYTHON) -m grader check $(LAB) $(GRADER_FLAVOR) $(GRADER_ARGS)
 
-# The lab's benchmark: the reference solution against the machine's own ceiling, one run.
+# The lab's benchmark against the machine's own ceiling, one run: the reference solution, or,
+# where solutions/ is absent (the student edition), the student's own code.
 bench: lab-given
-	$(PYTHON) -m grader bench $(LAB) $(if $(EMU),--emu)
+	$(PYTHON) -m grader bench $(LAB) $(GRADER_DEVICE)
 
 # A <lab>-submission.tar.gz of the student's files with a manifest.
 submit: lab-given
@@ -230,7 +252,8 @@ help:
 	@echo "Variables:"
 	@echo "  SOL=1                    build from solutions/ instead of starter/"
 	@echo "  SUB=<folder|.tar.gz>     build or grade a submission"
-	@echo "  EMU=1                    build for the CPU emulator (no GPU needed)"
+	@echo "  EMU=1                    build for the CPU emulator (no GPU needed); the default where"
+	@echo "                           nvidia-smi finds no GPU. EMU=0 forces the GPU build"
 	@echo "  ASAN=1                   with EMU=1: AddressSanitizer on"
 	@echo "  ARCH=sm_90               GPU architecture (found from nvidia-smi when there is a GPU)"
 	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags"

@@ -34,8 +34,7 @@ def first_error(log: str) -> str:
 def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: bool = False) -> BuildResult:
     cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), lab.id,
            f"SRC_ROOT={src_root}", f"BUILD={build_dir}"]
-    if emu:
-        cmd.append("EMU=1")
+    cmd.append("EMU=1" if emu else "EMU=0")  # EMU=0: the GPU build, even where make finds no GPU
     if asan:
         cmd.append("ASAN=1")
     try:
