@@ -83,12 +83,15 @@ else
   ARCH_FLAGS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
 endif
 NVCCFLAGS ?= -O3 -lineinfo
-ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) -Xcompiler -Wall -Ilabs/common $(LAB_INCLUDE)
+# DEFINES: extra preprocessor defines for the lab's code, the same in the GPU and emulator builds
+# (e.g. DEFINES='-DALIGNMENT=32'); `make clean` first, since objects do not depend on it.
+DEFINES   ?=
+ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) $(DEFINES) -Xcompiler -Wall -Ilabs/common $(LAB_INCLUDE)
 
 # Goals that build without nvcc (plain C or host C++); emu.mk and labs/<lab>/lab.mk add theirs.
 HOST_GOALS := emu-bench
 include labs/emu/emu.mk
-ALL_EMUFLAGS = $(EMU_CXXFLAGS) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
+ALL_EMUFLAGS = $(EMU_CXXFLAGS) $(DEFINES) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
 
 # Per-lab build settings from each lab.toml's [build] table (LAB_<lab>_NVCCFLAGS, _LDLIBS, ...).
 build/labs.mk: $(wildcard labs/*/lab.toml) grader/makefrag.py
@@ -256,7 +259,10 @@ help:
 	@echo "                           nvidia-smi finds no GPU. EMU=0 forces the GPU build"
 	@echo "  ASAN=1                   with EMU=1: AddressSanitizer on"
 	@echo "  ARCH=sm_90               GPU architecture (found from nvidia-smi when there is a GPU)"
-	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags"
+	@echo "  DEFINES='-DNAME=value'   extra defines for both builds (GPU and EMU=1), e.g."
+	@echo "                           make clean; make fw DEFINES='-DALIGNMENT=32'"
+	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags (GPU build only)"
+	@echo "  EMU_OPT=-O0              the emulator's optimization of your kernels (EMU=1 only)"
 	@echo "  GRADER_ARGS='...'        extra options for the grader (python3 -m grader check --help)"
 	@echo "Labs' own targets (labs/<lab>/lab.mk): $(filter-out emu-bench,$(HOST_GOALS))"
 	@echo "Emulator benchmark: make emu-bench"
