@@ -26,11 +26,17 @@ NO_BUILD_GOALS := help deps test pytest gtests clean figures handouts dist-stude
 # emulator is used where nvidia-smi finds no GPU, and said so. From here on EMU is 1 or empty,
 # so every test below is $(if $(EMU),...) or ifeq ($(EMU),).
 GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+# The build folder says what is in it: build/emu-<flavor> for EMU=1, build/<flavor> for what this
+# machine runs by default (the GPU build, or the emulator's where there is no GPU, so the
+# handouts' ./build/starter/... works as shown), build/gpu-<flavor> for EMU=0 without a GPU.
+BUILD_PREFIX :=
 ifeq ($(strip $(EMU)),0)
   override EMU :=
   EMU_FORCED_OFF := 1
+  BUILD_PREFIX := $(if $(GPU_CC),,gpu-)
 else ifneq ($(strip $(EMU)),)
   override EMU := 1
+  BUILD_PREFIX := emu-
 else ifeq ($(GPU_CC),)
   override EMU := 1
   ifeq ($(MAKELEVEL),0)
@@ -64,7 +70,7 @@ else
   FLAVOR   := starter
   SRC_ROOT ?= starter
 endif
-BUILD ?= build/$(if $(EMU),emu-)$(FLAVOR)$(if $(ASAN),-asan)
+BUILD ?= build/$(BUILD_PREFIX)$(FLAVOR)$(if $(ASAN),-asan)
 
 # ---- toolchain ---------------------------------------------------------------------------
 CUDA_PATH ?= /usr/local/cuda

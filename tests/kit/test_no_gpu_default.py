@@ -67,3 +67,17 @@ def test_grader_uses_the_gpu_where_there_is_one(monkeypatch, capsys):
     assert cli.emulate_without_gpu(argparse.Namespace(emu=False, gpu=False)) is False
     assert cli.emulate_without_gpu(argparse.Namespace(emu=True, gpu=False)) is True
     assert capsys.readouterr().err == ""
+
+
+def built_program(*args):
+    out = make_dry_run("increment", *args).stdout
+    return next(word for word in out.split() if word.endswith("/increment/increment") and "-o" not in word)
+
+
+@no_gpu_here
+def test_the_build_folder_is_the_one_the_handouts_show():
+    """Without a GPU the emulator's build is what runs here: it goes where the handouts say
+    (./build/starter/...); EMU=1 keeps its own folder; EMU=0 here never mixes with either."""
+    assert built_program() == "build/starter/increment/increment"
+    assert built_program("EMU=1", "-B") == "build/emu-starter/increment/increment"
+    assert built_program("EMU=0", "NVCC=/bin/true") == "build/gpu-starter/increment/increment"

@@ -8,8 +8,9 @@ KIT = Path(__file__).resolve().parents[3]
 
 
 def default_fw() -> Path:
-    """The reference build where the kit has solutions/ (the instructor's edition), else the
-    student's own build (the student edition); a GPU build before an emulator one."""
+    """The reference build where the kit has the reference solutions (the instructor's
+    edition), else the student's own build (the student edition); a GPU build before an
+    emulator one."""
     flavors = ("solution", "starter") if (KIT / "solutions" / "fw").is_dir() else ("starter",)
     for flavor in flavors:
         for prefix in ("", "emu-"):

@@ -73,7 +73,7 @@ def plot(rows: list[dict], png: Path, device: str) -> None:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--fw", type=Path, default=None,
-                   help="the fw program (default: the reference build, or your own where solutions/ is absent)")
+                   help="the fw program (default: the reference build, or your own in the student edition)")
     p.add_argument("--min", type=int, default=10)
     p.add_argument("--max", type=int, default=1800)
     p.add_argument("--step", type=int, default=10)

@@ -57,7 +57,7 @@ def run_version(fw: Path, version: str, n: int, runs: int, seed: int) -> tuple[l
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--fw", type=Path, default=None,
-                   help="the fw program (default: the reference build, or your own where solutions/ is absent)")
+                   help="the fw program (default: the reference build, or your own in the student edition)")
     p.add_argument("--n", type=int, default=2048)
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
