@@ -248,7 +248,7 @@ help:
 	@echo "  make                     build every lab from starter/ into build/"
 	@echo "  make <lab>               build one lab (e.g. make increment)"
 	@echo "  make check LAB=<lab>     build, then grade on the public testcases"
-	@echo "  make bench LAB=<lab>     the reference solution's benchmark against the GPU's ceiling"
+	@echo "  make bench LAB=<lab>     the benchmark against the GPU's ceiling: the reference solution, or your own code in the student edition"
 	@echo "  make submit LAB=<lab>    package <lab>-submission.tar.gz from starter/<lab> (or SUB=folder)"
 	@echo "  make test                every GoogleTest and pytest suite (installs what is missing)"
 	@echo "  make deps                install what the tests need (Debian and PyPI packages)"

@@ -67,12 +67,15 @@ handouts (handouts/*.md, and rendered in handouts/html/), the job scripts, the C
 the grader. It has no reference solutions, no instructor answers and no hidden testcases.
 
     make <lab>                      build your code (starter/<lab>/*.c)
-    make check LAB=<lab>            grade it on the public testcases (add EMU=1 without a GPU)
+    make check LAB=<lab>            grade it on the public testcases (the CPU emulator where
+                                    no GPU is found)
+    make bench LAB=<lab>            your own code against the GPU's ceiling
     make submit LAB=<lab>           the tarball you hand in
 
 Timing thresholds are relative to the reference solution, which this edition does not have:
 `make check` here says "timing thresholds not checked"; your instructor's grading run applies
-them. `SOL=1`, `make bench` and `make test` need the instructor edition.
+them. `SOL=1` and `make test` need the instructor edition. Every command the handouts show runs
+here, on your own code.
 """,
     "instructor": """\
 This is the instructor edition: everything, including solutions/, handouts/answers/ and the
