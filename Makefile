@@ -19,6 +19,33 @@ EMU    ?=
 ASAN   ?=
 PYTHON ?= python3
 
+# Goals that build or run nothing of a lab: they neither need nvcc nor announce the emulator.
+NO_BUILD_GOALS := help deps test pytest gtests clean figures handouts dist-student dist-instructor
+
+# EMU: 1 (or any value but 0) builds for the CPU emulator; 0 forces the GPU build; unset, the
+# emulator is used where nvidia-smi finds no GPU, and said so. From here on EMU is 1 or empty,
+# so every test below is $(if $(EMU),...) or ifeq ($(EMU),).
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+# The build folder says what is in it: build/emu-<flavor> for EMU=1, build/<flavor> for what this
+# machine runs by default (the GPU build, or the emulator's where there is no GPU, so the
+# handouts' ./build/starter/... works as shown), build/gpu-<flavor> for EMU=0 without a GPU.
+BUILD_PREFIX :=
+ifeq ($(strip $(EMU)),0)
+  override EMU :=
+  EMU_FORCED_OFF := 1
+  BUILD_PREFIX := $(if $(GPU_CC),,gpu-)
+else ifneq ($(strip $(EMU)),)
+  override EMU := 1
+  BUILD_PREFIX := emu-
+else ifeq ($(GPU_CC),)
+  override EMU := 1
+  ifeq ($(MAKELEVEL),0)
+    ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+      $(info note: no CUDA GPU found: building for the CPU emulator (EMU=1); EMU=0 forces the GPU build)
+    endif
+  endif
+endif
+
 LABS := $(patsubst labs/%/lab.toml,%,$(wildcard labs/*/lab.toml))
 
 # Where the student files come from: starter/ or solutions/ (SOL=1). SRC_ROOT/BUILD may be set
@@ -35,7 +62,7 @@ else
   FLAVOR   := starter
   SRC_ROOT ?= starter
 endif
-BUILD ?= build/$(if $(EMU),emu-)$(FLAVOR)$(if $(ASAN),-asan)
+BUILD ?= build/$(BUILD_PREFIX)$(FLAVOR)$(if $(ASAN),-asan)
 
 # ---- toolchain ---------------------------------------------------------------------------
 CUDA_PATH ?= /usr/local/cuda
@@ -45,7 +72,6 @@ GTEST_LIBS ?= -lgtest -lgtest_main -pthread
 
 # ARCH: the GPU's own (e.g. sm_90 on an H100) when nvidia-smi finds one; otherwise a
 # compile-only default covering Ampere and Hopper, plus PTX for newer cards.
-GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
 ifneq ($(GPU_CC),)
   ARCH ?= sm_$(GPU_CC)
 endif
@@ -55,13 +81,16 @@ else
   ARCH_FLAGS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
 endif
 NVCCFLAGS ?= -O3 -lineinfo
-ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) -Xcompiler -Wall -Ilabs/common $(LAB_INCLUDE)
+# DEFINES: extra preprocessor defines for the lab's code, the same in the GPU and emulator builds
+# (e.g. DEFINES='-DALIGNMENT=32'); `make clean` first, since objects do not depend on it.
+DEFINES   ?=
+ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) $(DEFINES) -Xcompiler -Wall -Ilabs/common $(LAB_INCLUDE)
 
 # Goals that build without nvcc (plain C or host C++); emu.mk and labs/<lab>/lab.mk add theirs.
 HOST_GOALS := emu-bench
 LMS_GOALS  := gradescope prairielearn github-classroom  # grading in an LMS: see the end of this file
 include labs/emu/emu.mk
-ALL_EMUFLAGS = $(EMU_CXXFLAGS) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
+ALL_EMUFLAGS = $(EMU_CXXFLAGS) $(DEFINES) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
 
 # Per-lab build settings from each lab.toml's [build] table (LAB_<lab>_NVCCFLAGS, _LDLIBS, ...).
 build/labs.mk: $(wildcard labs/*/lab.toml) grader/makefrag.py
@@ -144,8 +173,8 @@ all: $(LABS)
 # Fail early, with what to do, when the compiler is missing.
 ifeq ($(EMU),)
   ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
-    $(if $(filter-out help deps test pytest clean figures handouts dist-student dist-instructor $(LMS_GOALS) $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
-      $(error nvcc not found (NVCC=$(NVCC)). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
+    $(if $(filter-out $(NO_BUILD_GOALS) $(LMS_GOALS) $(HOST_GOALS),$(or $(MAKECMDGOALS),all)),\
+      $(error nvcc not found (NVCC=$(NVCC)) for the GPU build$(if $(EMU_FORCED_OFF), that EMU=0 asks for). Install the CUDA toolkit and set CUDA_PATH=/path/to/cuda or NVCC=/path/to/nvcc; without a GPU, build for the CPU emulator with EMU=1))
   endif
 endif
 
@@ -153,15 +182,17 @@ lab-given:
 	@$(if $(LAB),,echo "error: say which lab: LAB=<lab>, one of: $(LABS)" >&2; exit 2)
 	@$(if $(filter $(LAB),$(LABS)),,echo "error: LAB=$(LAB) names no lab; the labs are: $(LABS)" >&2; exit 2)
 
-GRADER_FLAVOR = $(if $(SUB),--submission "$$SUB",$(if $(SOL),--solution)) $(if $(EMU),--emu) $(if $(ASAN),--asan)
+GRADER_DEVICE = $(if $(EMU),--emu,--gpu)
+GRADER_FLAVOR = $(if $(SUB),--submission "$$SUB",$(if $(SOL),--solution)) $(GRADER_DEVICE) $(if $(ASAN),--asan)
 
 # Build and grade one lab on its public testcases; prints the verdict table.
 check: lab-given
 	$(PYTHON) -m grader check $(LAB) $(GRADER_FLAVOR) $(GRADER_ARGS)
 
-# The lab's benchmark: the reference solution against the machine's own ceiling, one run.
+# The lab's benchmark against the machine's own ceiling, one run: the reference solution, or,
+# where solutions/ is absent (the student edition), the student's own code.
 bench: lab-given
-	$(PYTHON) -m grader bench $(LAB) $(if $(EMU),--emu)
+	$(PYTHON) -m grader bench $(LAB) $(GRADER_DEVICE)
 
 # A <lab>-submission.tar.gz of the student's files with a manifest.
 submit: lab-given
@@ -195,16 +226,16 @@ clean:
 # ---- handouts and the editions of the kit ------------------------------------------------
 # Figures come from handouts/figures/figures.toml (testcase files drawn with Graphviz, plots of
 # the labs' CSVs); handouts render with pandoc into build/handouts/. The student edition leaves
-# out solutions, answers and the kit's own tests (grader/dist.py says exactly what).
+# out solutions, answers and the kit's own tests (authoring/dist.py says exactly what).
 .PHONY: figures handouts dist-student dist-instructor
 figures:
-	$(PYTHON) -m grader.figures --out build/handouts/figures
+	$(PYTHON) -m authoring.figures --out build/handouts/figures
 
 handouts: figures
-	$(PYTHON) -m grader.handouts --out build/handouts
+	$(PYTHON) -m authoring.handouts --out build/handouts
 
 dist-student dist-instructor: dist-%:
-	$(PYTHON) -m grader.dist $* --out build/dist
+	$(PYTHON) -m authoring.dist $* --out build/dist
 # ---- end of handouts and editions --------------------------------------------------------
 
 # ---- grading in an LMS (lms/, docs/lms.md) -----------------------------------------------
@@ -222,7 +253,7 @@ help:
 	@echo "  make                     build every lab from starter/ into build/"
 	@echo "  make <lab>               build one lab (e.g. make increment)"
 	@echo "  make check LAB=<lab>     build, then grade on the public testcases"
-	@echo "  make bench LAB=<lab>     the reference solution's benchmark against the GPU's ceiling"
+	@echo "  make bench LAB=<lab>     the benchmark against the GPU's ceiling: the reference solution, or your own code in the student edition"
 	@echo "  make submit LAB=<lab>    package <lab>-submission.tar.gz from starter/<lab> (or SUB=folder)"
 	@echo "  make test                every GoogleTest and pytest suite (installs what is missing)"
 	@echo "  make deps                install what the tests need (Debian and PyPI packages)"
@@ -238,10 +269,14 @@ help:
 	@echo "Variables:"
 	@echo "  SOL=1                    build from solutions/ instead of starter/"
 	@echo "  SUB=<folder|.tar.gz>     with check: grade a submission; with submit: package a folder"
-	@echo "  EMU=1                    build for the CPU emulator (no GPU needed)"
+	@echo "  EMU=1                    build for the CPU emulator (no GPU needed); the default where"
+	@echo "                           nvidia-smi finds no GPU. EMU=0 forces the GPU build"
 	@echo "  ASAN=1                   with EMU=1: AddressSanitizer on"
 	@echo "  ARCH=sm_90               GPU architecture (found from nvidia-smi when there is a GPU)"
-	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags"
+	@echo "  DEFINES='-DNAME=value'   extra defines for both builds (GPU and EMU=1), e.g."
+	@echo "                           make clean; make fw DEFINES='-DALIGNMENT=32'"
+	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags (GPU build only)"
+	@echo "  EMU_OPT=-O0              the emulator's optimization of your kernels (EMU=1 only)"
 	@echo "  GRADER_ARGS='...'        extra options for the grader (python3 -m grader check --help)"
 	@echo "Labs' own targets (labs/<lab>/lab.mk): $(filter-out emu-bench,$(HOST_GOALS))"
 	@echo "Emulator benchmark: make emu-bench"

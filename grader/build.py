@@ -93,7 +93,8 @@ def flavor(emu: bool, asan: bool, arch: str | None) -> str:
 def make_args(*, emu: bool, asan: bool, arch: str | None) -> list[str]:
     python = os.path.realpath(sys.executable)  # a venv's python is a link into a folder the sandbox hides
     args = [f"PYTHON={python}", f"EMU_PYTHON={python}"]
-    args += ["EMU=1"] if emu else ([f"ARCH={arch}"] if arch else [])
+    # EMU=0, not nothing: where no GPU is found, make would otherwise build for the emulator.
+    args += ["EMU=1"] if emu else ["EMU=0"] + ([f"ARCH={arch}"] if arch else [])
     return args + (["ASAN=1"] if asan else [])
 
 

@@ -56,8 +56,17 @@ def no_gpu_message(lab: str) -> str:
             f"the CPU emulator: make check LAB={lab} EMU=1")
 
 
+def emulate_without_gpu(args) -> bool:
+    """--emu, or no GPU here and no --gpu: then the emulator, said in one line."""
+    if not args.emu and not args.gpu and not has_gpu():
+        print("note: no CUDA GPU found: using the CPU emulator (--emu); --gpu forces the GPU", file=sys.stderr)
+        return True
+    return args.emu
+
+
 def cmd_check(args) -> int:
     lab = load_lab(args.lab)
+    args.emu = emulate_without_gpu(args)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id))
     if args.sanitize and args.emu:
@@ -80,14 +89,18 @@ def cmd_bench(args) -> int:
     lab = load_lab(args.lab)
     if not lab.bench:
         return _fail(f"lab {lab.id} has no [bench] runs in its lab.toml")
+    args.emu = emulate_without_gpu(args)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id).replace("make check", "make bench"))
     source = Source("solution", SOLUTIONS_DIR)
+    if not (SOLUTIONS_DIR / lab.id).is_dir():  # the student edition: the student's own code
+        print(f"note: solutions/{lab.id} is absent: benchmarking your own code (starter/{lab.id})")
+        source = Source("starter", STARTER_DIR)
     build_dir = build_dir_for(source, args.emu, False)
     build = build_lab(lab, src_root=source.root, build_dir=build_dir, emu=args.emu)
     if not build.ok:
         print(build.log, file=sys.stderr)
-        return _fail(f"the reference solution did not build: {build.reason}")
+        return _fail(f"{source.root.name}/{lab.id} did not build: {build.reason}")
     if args.emu:
         print("note: CPU emulation: these figures say nothing about a GPU")
     status = 0
@@ -137,7 +150,9 @@ def parser() -> argparse.ArgumentParser:
     which = check.add_mutually_exclusive_group()
     which.add_argument("--solution", action="store_true", help="grade the reference solution")
     which.add_argument("--submission", metavar="PATH", help="a submission folder or .tar.gz")
-    check.add_argument("--emu", action="store_true", help="build and run under the CPU emulator")
+    check.add_argument("--emu", action="store_true", help="build and run under the CPU emulator "
+                       "(the default where no GPU is found)")
+    check.add_argument("--gpu", action="store_true", help="the GPU build even where no GPU is found")
     check.add_argument("--asan", action="store_true", help="with --emu: AddressSanitizer on")
     check.add_argument("--cases", choices=sorted(GROUPS), default="public")
     check.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
@@ -163,7 +178,8 @@ def parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="run the lab's benchmark on the reference solution")
     bench.add_argument("lab")
-    bench.add_argument("--emu", action="store_true")
+    bench.add_argument("--emu", action="store_true", help="the default where no GPU is found")
+    bench.add_argument("--gpu", action="store_true", help="the GPU build even where no GPU is found")
     bench.set_defaults(func=cmd_bench)
 
     submit = sub.add_parser("submit", help="package a submission tarball")

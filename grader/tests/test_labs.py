@@ -59,7 +59,7 @@ def test_make_help_lists_targets():
 
 
 def test_missing_nvcc_says_what_to_do():
-    proc = subprocess.run(["make", "-s", "increment", "NVCC=/nonexistent/nvcc"], cwd=KIT_ROOT,
+    proc = subprocess.run(["make", "-s", "increment", "EMU=0", "NVCC=/nonexistent/nvcc"], cwd=KIT_ROOT,
                           capture_output=True, text=True)
     assert proc.returncode != 0
     assert "nvcc not found (NVCC=/nonexistent/nvcc)" in proc.stderr

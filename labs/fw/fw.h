@@ -47,6 +47,11 @@ typedef struct FwVersion {
 extern const FwVersion fw_versions[];
 extern const int fw_version_count;
 
+// Given, not graded (labs/fw/paper_versions.cu): Carrega and Ferreira's versions (001 III.B to
+// III.E), listed and run after the student's; a name in fw_versions[] comes first.
+extern const FwVersion fw_paper_versions[];
+extern const int fw_paper_version_count;
+
 // Exploration 8 (fw --path FROM TO): Floyd-Warshall that also keeps next[i * Na + j], the vertex
 // to step to from i on a shortest path to j (-1: no path). The harness fills next for M_0
 // (next(i, j) = j where there is an edge, i on the diagonal) and rebuilds paths from it.

@@ -33,7 +33,8 @@
 static const char *kUsage =
     "fw GRAPH.txt [options]  or  fw --random N [--degree D] [--max-weight W] [--seed S] [options]\n"
     "options:\n"
-    "  --version V         run version V of fw.c (a name or a number; --list shows them)\n"
+    "  --version V         run version V of fw.c or of the given paper_versions.cu (a name or a\n"
+    "                      number; --list shows them)\n"
     "  --steps             print M_k after every step k, as Spot Check 4 does\n"
     "  --print-to FILE     write the printout to FILE as well as to the screen\n"
     "  -o FILE, --out FILE write all N x N distances (APSP binary output, 1073741823 = no path)\n"
@@ -42,7 +43,7 @@ static const char *kUsage =
     "  --check             compare every distance with Dijkstra's algorithm from every source\n"
     "  --runs R            time R runs, each after a run that only copies (section 2.3)\n"
     "  --bench             bandwidth of a version against a device-to-device copy\n"
-    "  --list              list the versions in fw.c";
+    "  --list              list the versions in fw.c, then the given ones";
 
 static const int kUnreachable = 1073741823;  // the APSP binary output's "no path"
 
@@ -91,19 +92,27 @@ static std::string strprintf(const char *fmt, ...)
     return text;
 }
 
+// Version v of fw --list: the student's fw_versions[] first, then the given ones.
+static int version_count() { return fw_version_count + fw_paper_version_count; }
+static const FwVersion &version_at(int v)
+{
+    return v < fw_version_count ? fw_versions[v] : fw_paper_versions[v - fw_version_count];
+}
+
 static const FwVersion &pick_version(const std::string &wanted)
 {
     if (fw_version_count < 1)
         throw LabError("fw.c lists no versions in fw_versions[]");
     if (wanted.empty())
         return fw_versions[0];
-    for (int v = 0; v < fw_version_count; ++v)
-        if (wanted == fw_versions[v].name || wanted == std::to_string(v))
-            return fw_versions[v];
+    for (int v = 0; v < version_count(); ++v)
+        if (wanted == version_at(v).name || wanted == std::to_string(v))
+            return version_at(v);
     std::string names;
-    for (int v = 0; v < fw_version_count; ++v)
-        names += std::string(v ? ", " : "") + std::to_string(v) + " " + fw_versions[v].name;
-    throw LabError("--version " + wanted + " names no version in fw.c; they are: " + names);
+    for (int v = 0; v < version_count(); ++v)
+        names += std::string(v ? ", " : "") + std::to_string(v) + " " + version_at(v).name;
+    throw LabError("--version " + wanted + " names no version in fw.c or labs/fw/paper_versions.cu; they are: " +
+                   names + " (fw --list)");
 }
 
 // ---- moving the matrix: the version's own way, or cudaMalloc of N x Na ----------------------
@@ -439,9 +448,9 @@ static int fw_main(int argc, char **argv)
     cli.allow_only({"version", "steps", "print-to", "out", "path", "next-out", "check", "runs", "bench",
                     "list", "random", "degree", "max-weight", "seed"});
     if (cli.has("list")) {
-        for (int v = 0; v < fw_version_count; ++v)
-            std::printf("%2d  %-14s %s%s\n", v, fw_versions[v].name, fw_versions[v].summary,
-                        v == 0 ? "  (the graded one)" : "");
+        for (int v = 0; v < version_count(); ++v)
+            std::printf("%2d  %-14s %s%s\n", v, version_at(v).name, version_at(v).summary,
+                        v == 0 ? "  (the graded one)" : v == fw_version_count ? "  (given: labs/fw/paper_versions.cu)" : "");
         return LAB_EXIT_OK;
     }
     if (!cli.has("random") && cli.positional().empty())

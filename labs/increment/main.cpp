@@ -6,6 +6,8 @@
 //                                settles, then solve for the host<->device transfer rate
 //   increment --n N --transfer   measured transfer rates, pageable and pinned, both ways
 //   increment --n N --bench      kernel bandwidth as a ratio to a device-to-device copy
+//   increment --n N --cpu [--reps R]  Exercises-1's host baseline: the same increment as a plain
+//                                loop on one CPU core, no GPU involved
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -20,11 +22,12 @@
 #include "host_timer.h"
 #include "increment.h"
 #include "lab_error.h"
+#include "median.h"
 #include "result.h"
 #include "seeded.h"
 
 static const char *kUsage =
-    "increment --n N [--block B] [--reps R] [--seed S] [--out FILE] [--sweep | --transfer | --bench]";
+    "increment --n N [--block B] [--reps R] [--seed S] [--out FILE] [--sweep | --transfer | --bench | --cpu]";
 
 struct Run {
     double kernel_ms = 0;  // all repetitions' kernels together, GPU time
@@ -197,14 +200,47 @@ static int bench(int n, int block_size, LabResult &result)
     return LAB_EXIT_OK;
 }
 
+// Exercises-1: "compare performance with the host". The increment as a plain loop on one CPU core,
+// timed on the host clock (the median of R repetitions after a warm-up); no GPU is touched, so
+// the figure is the host's own, even in an emulator build.
+static int cpu_baseline(int n, int reps, LabResult &result)
+{
+    std::vector<float> data(n, 0.0f);
+    std::vector<double> times;
+    for (int rep = 0; rep <= reps; ++rep) {  // rep 0 is the warm-up: first touch of the pages
+        HostTimer timer;
+        for (int i = 0; i < n; ++i)
+            data[i] += 1.0f;
+        if (rep > 0)
+            times.push_back(timer.ms());
+    }
+    if (data[n - 1] != static_cast<float>(reps + 1))
+        throw LabError("the host loop's result is wrong: element " + std::to_string(n - 1) + " is " +
+                       std::to_string(data[n - 1]) + ", expected " + std::to_string(reps + 1));
+    double ms = median(times);
+    double bytes = 2.0 * sizeof(float) * n;
+    std::printf("host loop (one CPU core): n = %d, %.4f ms per repetition (median of %d), %.1f GB/s\n",
+                n, ms, reps, gbps(bytes, ms));
+    result.set("cpu_ms", ms);
+    result.set("cpu_gbps", gbps(bytes, ms));
+    return LAB_EXIT_OK;
+}
+
 static int increment_main(int argc, char **argv)
 {
-    Cli cli(argc, argv, {"sweep", "transfer", "bench"}, kUsage);
-    cli.allow_only({"n", "block", "reps", "seed", "out", "sweep", "transfer", "bench"});
+    Cli cli(argc, argv, {"sweep", "transfer", "bench", "cpu"}, kUsage);
+    cli.allow_only({"n", "block", "reps", "seed", "out", "sweep", "transfer", "bench", "cpu"});
     if (!cli.has("n") || !cli.positional().empty())
         throw LabError(std::string("usage: ") + kUsage);
     int n = static_cast<int>(cli.integer("n", 0, 1, INT_MAX));
     int block_size = static_cast<int>(cli.integer("block", 256, 1, 1 << 20));
+    if (cli.has("cpu")) {
+        LabResult result("increment");
+        result.note("device", "host CPU (one core)");
+        int status = cpu_baseline(n, static_cast<int>(cli.integer("reps", 5, 1, 1 << 20)), result);
+        result.write();
+        return status;
+    }
     cudaDeviceProp prop = require_gpu("increment");
     std::printf("device: %s\n", prop.name);
 

@@ -8,6 +8,9 @@
 //        X × Y threads (default 16 × 16; tiled kernels need X = Y = 4, 8, 16 or 32).
 //        --baseline K2 also times kernel K2 on the same matrices and reports time_vs_baseline,
 //        K's time over K2's (the grader's "tiled must beat naive" case).
+//   matmul --cpu --n N [--reps R] [--seed S]
+//        the host baseline of the slides (004_0fb64ef3cff2fc39.txt: 0.60 GFLOP/s): the textbook
+//        triple loop on one CPU core, no GPU, checked like a kernel; the median of R runs (1).
 //   matmul --bench [--n N] [--reps R]
 //        every kernel of the reference solution against cuBLAS SGEMM in FP32, n = 1024, 2048
 //        and 4096 (or N), in GFLOP/s and as a fraction of cuBLAS.
@@ -34,6 +37,7 @@
 static const char *kUsage =
     "matmul --n N [--kernel naive|tiled|fast|naive_uncoalesced|tiled_uncoalesced] [--ntx X --nty Y] "
     "[--reps R] [--seed S] [--out FILE] [--no-check] [--baseline KERNEL]\n"
+    "       matmul --cpu --n N [--reps R] [--seed S]\n"
     "       matmul --bench [--n N] [--reps R]";
 
 static const int kMaxN = 32768;  // 4 GiB a matrix; row * n + col stays within an int
@@ -300,6 +304,44 @@ static int checked_run(const Cli &cli, const RunOptions &o, LabResult &result, b
     return right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
 }
 
+// ---- the host baseline: one CPU core, the loop every course starts from ------------------------
+
+static int cpu_baseline(const Cli &cli, LabResult &result)
+{
+    int n = static_cast<int>(cli.integer("n", 0, 1, kMaxN));
+    int reps = static_cast<int>(cli.integer("reps", 1, 1, 100000));
+    uint64_t seed = static_cast<uint64_t>(cli.integer("seed", 1, 0, LLONG_MAX));
+    std::vector<float> inputs = make_inputs(n, seed);
+    const float *A = inputs.data(), *B = inputs.data() + static_cast<size_t>(n) * n;
+    std::vector<float> C(static_cast<size_t>(n) * n);
+    std::vector<double> times;
+    for (int rep = 0; rep < reps; ++rep) {
+        HostTimer timer;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) {
+                float sum = 0.0f;
+                for (int k = 0; k < n; ++k)
+                    sum += A[static_cast<size_t>(i) * n + k] * B[static_cast<size_t>(k) * n + j];
+                C[static_cast<size_t>(i) * n + j] = sum;
+            }
+        times.push_back(timer.ms());
+    }
+    double ms = median(times);
+    std::printf("host loop (one CPU core): n = %d, %.3f ms (median of %d), %.2f GFLOP/s\n", n, ms, reps,
+                gflops(n, ms));
+    result.set("cpu_ms", ms);
+    result.set("cpu_gflops", gflops(n, ms));
+    Reference ref = make_reference(A, B, n, seed);
+    CheckResult check = check_product(ref, C.data(), 0, 0);
+    if (check.wrong != 0) {
+        std::printf("WRONG (host loop): %zu of %zu checked entries off; the first, C[%d][%d], is %.9g, expected %.9g\n",
+                    check.wrong, check.checked, check.first_row, check.first_col, check.first_got, check.first_want);
+        return LAB_EXIT_WRONG;
+    }
+    std::printf("CORRECT (host loop): %s\n", ref.describe().c_str());
+    return LAB_EXIT_OK;
+}
+
 // ---- the bench: each kernel against cuBLAS -------------------------------------------------
 
 struct BenchRow {
@@ -372,12 +414,19 @@ static int bench(const Cli &cli, LabResult &result)
 
 static int matmul_main(int argc, char **argv)
 {
-    Cli cli(argc, argv, {"bench", "no-check"}, kUsage);
-    cli.allow_only({"n", "kernel", "ntx", "nty", "reps", "seed", "out", "no-check", "baseline", "bench"});
+    Cli cli(argc, argv, {"bench", "no-check", "cpu"}, kUsage);
+    cli.allow_only({"n", "kernel", "ntx", "nty", "reps", "seed", "out", "no-check", "baseline", "bench", "cpu"});
     if (!cli.positional().empty())
         throw LabError("unexpected argument '" + cli.positional()[0] + "'\nusage: " + kUsage);
     if (!cli.has("bench") && !cli.has("n"))
         throw LabError(std::string("say how large the matrices are with --n N\nusage: ") + kUsage);
+    if (cli.has("cpu")) {
+        LabResult result("matmul");
+        result.note("device", "host CPU (one core)");
+        int status = cpu_baseline(cli, result);
+        result.write();
+        return status;
+    }
     bool bench_mode = cli.has("bench");
     RunOptions options;
     if (bench_mode)

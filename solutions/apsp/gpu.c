@@ -8,8 +8,17 @@
 // handouts/apsp.md draws the three phases and explains the reference's phases 2 and 3.
 #include "apsp.h"
 
-#define BLOCK 64  // the blocking factor: a block is 64 x 64 entries, 16 KB of shared memory
-#define HALF 32   // phase 1: 32 x 32 threads, each owning four entries of the pivot block
+// The blocking factor: a block is BLOCK x BLOCK entries (64: 16 KB of shared memory). 64 unless
+// the build says otherwise: make apsp SOL=1 DEFINES=-DBLOCK=32 (16, 32 or 64; handouts/apsp.md,
+// Exploration 3).
+#ifndef BLOCK
+#define BLOCK 64
+#endif
+#if BLOCK != 16 && BLOCK != 32 && BLOCK != 64
+#error "BLOCK (the blocking factor) must be 16, 32 or 64"
+#endif
+// Phase 1: HALF x HALF threads, each owning (BLOCK / HALF)^2 entries of the pivot block (four at 64).
+#define HALF (BLOCK < 32 ? BLOCK : 32)
 
 // min(a + b, d). On Hopper (sm_90) this is one DPX instruction; elsewhere CUDA emulates it.
 static __device__ __forceinline__ int relax(int a, int b, int d)
@@ -24,8 +33,8 @@ __global__ void fill_kernel(int *data, size_t count, int value)
         data[i] = value;
 }
 
-// Phase 1: one thread block, 32 x 32 threads; thread (i, j) owns entries (i, j), (i, j + 32),
-// (i + 32, j) and (i + 32, j + 32). Step k reads row k and column k, which step k leaves as
+// Phase 1: one thread block, 32 x 32 threads (at BLOCK = 64); thread (i, j) owns entries (i, j),
+// (i, j + 32), (i + 32, j) and (i + 32, j + 32). Step k reads row k and column k, which step k leaves as
 // they are (d(k,k) = 0), so one barrier a step is enough.
 __global__ void phase1_kernel(int *dist, int n_padded, int round)
 {
@@ -55,8 +64,11 @@ __global__ void phase1_kernel(int *dist, int n_padded, int round)
 // 64 updates, so the loads no longer compete with the arithmetic as they do with four entries a
 // thread. The left block is stored transposed (left_t[k][i] = left(i, k)) so that a thread's
 // four consecutive rows are one 16-byte load.
-#define TILE_THREADS 64
-#define TILE_SIDE 8  // threads a side; each thread owns TILE_SIDE x TILE_SIDE entries
+// (At other blocking factors, (BLOCK / 8)^2 threads, the tile's halves BLOCK / 2 apart.)
+#define TILE_SIDE 8                    // each thread owns TILE_SIDE x TILE_SIDE entries
+#define TILE_THREADS_SIDE (BLOCK / TILE_SIDE)
+#define TILE_THREADS (TILE_THREADS_SIDE * TILE_THREADS_SIDE)
+#define TILE_HALF (BLOCK / 2)          // the offset of a tile's second four rows and columns
 
 // Block (R, C) of the matrix into shared memory, as it is or transposed. 16-byte global loads;
 // for the transposed copy a warp reads 32 consecutive rows at the same k and writes 32
@@ -88,21 +100,21 @@ static __device__ __forceinline__ void load_block_transposed(int (*block_t)[BLOC
 static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, int R, int C,
                                                      const int (*left_t)[BLOCK], const int (*right)[BLOCK])
 {
-    int tx = threadIdx.x % TILE_SIDE, ty = threadIdx.x / TILE_SIDE;
+    int tx = threadIdx.x % TILE_THREADS_SIDE, ty = threadIdx.x / TILE_THREADS_SIDE;
     int *own = dist + (size_t)R * BLOCK * n_padded + C * BLOCK;
     int d[TILE_SIDE][TILE_SIDE];
     #pragma unroll
     for (int a = 0; a < TILE_SIDE; ++a) {
-        int i = (a / 4) * HALF + 4 * ty + a % 4;
+        int i = (a / 4) * TILE_HALF + 4 * ty + a % 4;
         int4 lo = *(const int4 *)&own[(size_t)i * n_padded + 4 * tx];
-        int4 hi = *(const int4 *)&own[(size_t)i * n_padded + HALF + 4 * tx];
+        int4 hi = *(const int4 *)&own[(size_t)i * n_padded + TILE_HALF + 4 * tx];
         d[a][0] = lo.x; d[a][1] = lo.y; d[a][2] = lo.z; d[a][3] = lo.w;
         d[a][4] = hi.x; d[a][5] = hi.y; d[a][6] = hi.z; d[a][7] = hi.w;
     }
     #pragma unroll 4
     for (int k = 0; k < BLOCK; ++k) {
-        int4 a_lo = *(const int4 *)&left_t[k][4 * ty], a_hi = *(const int4 *)&left_t[k][HALF + 4 * ty];
-        int4 b_lo = *(const int4 *)&right[k][4 * tx], b_hi = *(const int4 *)&right[k][HALF + 4 * tx];
+        int4 a_lo = *(const int4 *)&left_t[k][4 * ty], a_hi = *(const int4 *)&left_t[k][TILE_HALF + 4 * ty];
+        int4 b_lo = *(const int4 *)&right[k][4 * tx], b_hi = *(const int4 *)&right[k][TILE_HALF + 4 * tx];
         int a[TILE_SIDE] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
         int b[TILE_SIDE] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
         #pragma unroll
@@ -113,9 +125,9 @@ static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, in
     }
     #pragma unroll
     for (int a = 0; a < TILE_SIDE; ++a) {
-        int i = (a / 4) * HALF + 4 * ty + a % 4;
+        int i = (a / 4) * TILE_HALF + 4 * ty + a % 4;
         *(int4 *)&own[(size_t)i * n_padded + 4 * tx] = make_int4(d[a][0], d[a][1], d[a][2], d[a][3]);
-        *(int4 *)&own[(size_t)i * n_padded + HALF + 4 * tx] = make_int4(d[a][4], d[a][5], d[a][6], d[a][7]);
+        *(int4 *)&own[(size_t)i * n_padded + TILE_HALF + 4 * tx] = make_int4(d[a][4], d[a][5], d[a][6], d[a][7]);
     }
 }
 

@@ -17,6 +17,7 @@
 
 #include "apsp.h"
 
+#undef BLOCK      // DEFINES=-DBLOCK=... is for gpu.c (Exploration 3); this program keeps 64
 #define BLOCK 64  // the blocking factor: a block is 64 x 64 entries, 16 KB of shared memory
 #define HALF 32   // phase 1: 32 x 32 threads, each owning four entries of the pivot block
 #define MAX_GPUS 16

@@ -4,22 +4,17 @@
 //
 //   0 rows           the module's fwStepK: a block is 256 entries of one row, (i,k) in __shared__
 //   1 cpu            sequential, three loops (Exploration 5; 001_dee1cd7baf3618fc.txt III.A)
-//   2 one-thread     one GPU thread runs the three loops (001 III.B)
-//   3 parallel       one launch per k, grid and work per thread from the occupancy API (001 III.C)
-//   4 grid-sync      one cooperative kernel, grid.sync() between steps (001 III.D, done safely)
-//   5 grid-sync-reg  grid-sync with D(i,k) kept in a register (001 III.E)
-//   6 pitch          rows on a matrix from cudaMallocPitch (Exploration 3)
-//   7 columns        a block is 256 entries of one column (Exploration 4)
-//   8 rows-prefetch  rows with the two loads that do not need (i,k) issued before the barrier
+//   2 pitch          rows on a matrix from cudaMallocPitch (Exploration 3)
+//   3 columns        a block is 256 entries of one column (Exploration 4)
+//   4 rows-prefetch  rows with the two loads that do not need (i,k) issued before the barrier
+//
+// The versions of 001 III.B to III.E (one-thread, parallel, grid-sync, grid-sync-reg) are given
+// to students in labs/fw/paper_versions.cu; fw --list shows them after these.
 //
 // Why any order of blocks is right (Exploration 1): step k only ever lowers (i,j) to
 // d(i,k) + d(k,j), and it never changes row k or column k, because d(k,k) = 0 makes
 // d(i,k) + d(k,k) = d(i,k). So every block reads the same (i,k) and (k,j) whenever it runs.
-#include <cooperative_groups.h>
-
 #include "fw.h"
-
-namespace cg = cooperative_groups;
 
 #define THREADS_PER_BLOCK 256
 
@@ -97,176 +92,7 @@ static void fw_solve_cpu(int *dist, int Na, int N)
         fw_step_cpu(k, dist, Na, N);
 }
 
-// ---- 2 one-thread: the three loops in one GPU thread (001 III.B) ------------------------------
-
-__global__ void fwOneThread(int *dist, int Na, int N)
-{
-    for (int k = 0; k < N; k++)
-        for (int i = 0; i < N; i++) {
-            int dik = dist[i * Na + k];
-            if (dik == FW_INF)
-                continue;
-            for (int j = 0; j < N; j++) {
-                int dkj = dist[k * Na + j];
-                if (dkj != FW_INF && dik + dkj < dist[i * Na + j])
-                    dist[i * Na + j] = dik + dkj;
-            }
-        }
-}
-
-static void fw_solve_one_thread(int *dist, int Na, int N)
-{
-    fwOneThread<<<1, 1>>>(dist, Na, N);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-// ---- 3 parallel: work per thread sized by the occupancy API (001 III.C) ---------------------
-//
-// The grid is as large as can be resident at once, and each thread takes `work` consecutive
-// entries of the N x N matrix (row-major, padding skipped). Consecutive entries per thread
-// means a warp's 32 threads read addresses `work` ints apart: not coalesced.
-
-__device__ void relax_run(int k, int *dist, int Na, int N, long long first, int work)
-{
-    long long cells = (long long)N * N;
-    if (first >= cells)
-        return;
-    int i = (int)(first / N), j = (int)(first % N);
-    for (int counter = 0; counter < work; counter++) {
-        int dik = dist[i * Na + k];
-        int dkj = dist[k * Na + j];
-        if (dik != FW_INF && dkj != FW_INF && dik + dkj < dist[i * Na + j])
-            dist[i * Na + j] = dik + dkj;
-        if (++j == N) {
-            j = 0;
-            if (++i == N)
-                return;
-        }
-    }
-}
-
-__global__ void fwStepKWork(int k, int *dist, int Na, int N, int work)
-{
-    long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    relax_run(k, dist, Na, N, thread * work, work);
-}
-
-typedef struct {
-    int blocks, threads, work;
-} Geometry;
-
-// 001's formula: workPerThread = N^2 / (blocks * threadsPerBlock), rounded up.
-static int work_per_thread(int N, int blocks, int threads)
-{
-    long long cells = (long long)N * N, all = (long long)blocks * threads;
-    return (int)((cells + all - 1) / all);
-}
-
-static Geometry occupancy_geometry(int N)
-{
-    Geometry g;
-    CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&g.blocks, &g.threads, fwStepKWork, 0, 0));
-    g.work = work_per_thread(N, g.blocks, g.threads);
-    return g;
-}
-
-static void fw_step_parallel(int k, int *dist, int Na, int N)
-{
-    Geometry g = occupancy_geometry(N);
-    fwStepKWork<<<g.blocks, g.threads>>>(k, dist, Na, N, g.work);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-static void fw_solve_parallel(int *dist, int Na, int N)
-{
-    Geometry g = occupancy_geometry(N);
-    for (int k = 0; k < N; k++) {
-        fwStepKWork<<<g.blocks, g.threads>>>(k, dist, Na, N, g.work);
-        CUDA_CHECK_LAUNCH();
-    }
-    CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-// ---- 4 grid-sync and 5 grid-sync-reg: one kernel for all N steps (001 III.D, III.E) ---------
-//
-// The paper's barrier is hand-made: each block sets its flag in an array and spins until all
-// are set. That waits forever as soon as the grid has more blocks than the GPU can hold at
-// once: the resident blocks spin, and the rest never get a multiprocessor to run on (the
-// flags also need volatile reads and a __threadfence, and resetting a flag for the next step
-// races with slower blocks still reading it). cooperative_groups' grid.sync() is that barrier
-// done right, and cudaLaunchCooperativeKernel refuses a grid that cannot be resident at once.
-
-__global__ void fwGridSync(int *dist, int Na, int N, int work)
-{
-    cg::grid_group grid = cg::this_grid();
-    long long first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * work;
-    for (int k = 0; k < N; k++) {
-        relax_run(k, dist, Na, N, first, work);
-        grid.sync();  // step k is done everywhere before any thread starts step k+1
-    }
-}
-
-// As fwGridSync, with D(i,k) read once per row of the run instead of once per entry.
-__global__ void fwGridSyncRegister(int *dist, int Na, int N, int work)
-{
-    cg::grid_group grid = cg::this_grid();
-    long long first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * work;
-    long long cells = (long long)N * N;
-    for (int k = 0; k < N; k++) {
-        if (first < cells) {
-            int i = (int)(first / N), j = (int)(first % N);
-            int dik = dist[i * Na + k]; /* step k never changes column k */
-            for (int counter = 0; counter < work; counter++) {
-                int dkj = dist[k * Na + j];
-                if (dik != FW_INF && dkj != FW_INF && dik + dkj < dist[i * Na + j])
-                    dist[i * Na + j] = dik + dkj;
-                if (++j == N) {
-                    j = 0;
-                    if (++i == N)
-                        break;
-                    dik = dist[i * Na + k];
-                }
-            }
-        }
-        grid.sync();
-    }
-}
-
-// Launches one of the two with every block resident: blocks per multiprocessor (occupancy API)
-// times the number of multiprocessors.
-static void launch_cooperative(void (*kernel)(int *, int, int, int), int *dist, int Na, int N)
-{
-    int device = 0, cooperative = 0, multiprocessors = 0, min_grid = 0, threads = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-    if (!cooperative) {
-        fprintf(stderr, "CUDA error: this GPU cannot launch cooperative kernels (cudaDevAttrCooperativeLaunch "
-                        "is 0), so grid.sync() is not available; run another version\n");
-        exit(LAB_EXIT_CUDA);
-    }
-    CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &threads, kernel, 0, 0));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-    int blocks = per_sm * multiprocessors;
-    int work = work_per_thread(N, blocks, threads);
-    void *args[] = {&dist, &Na, &N, &work};
-    CUDA_CHECK(cudaLaunchCooperativeKernel((void *)kernel, blocks, threads, args, 0, 0));
-    CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-static void fw_solve_grid_sync(int *dist, int Na, int N)
-{
-    launch_cooperative(fwGridSync, dist, Na, N);
-}
-
-static void fw_solve_grid_sync_register(int *dist, int Na, int N)
-{
-    launch_cooperative(fwGridSyncRegister, dist, Na, N);
-}
-
-// ---- 6 pitch: cudaMallocPitch picks the row length (Exploration 3) -------------------------
+// ---- 2 pitch: cudaMallocPitch picks the row length (Exploration 3) -------------------------
 
 static int *upload_pitched(const int *graph, int Na, int N, int *stride)
 {
@@ -290,7 +116,7 @@ static void release_pitched(int *dist)
     CUDA_CHECK(cudaFree(dist));
 }
 
-// ---- 7 columns: a block is part of a column (Exploration 4) ---------------------------------
+// ---- 3 columns: a block is part of a column (Exploration 4) ---------------------------------
 
 __global__ void fwStepKColumns(int k, int devArray[], int Na, int N)
 {
@@ -331,7 +157,7 @@ static void fw_solve_columns(int *devArray, int Na, int N)
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-// ---- 8 rows-prefetch: the same work, fewer waits ------------------------------------------
+// ---- 4 rows-prefetch: the same work, fewer waits ------------------------------------------
 //
 // In fwStepK a block first waits for thread 0's read of (i,k), and only then asks for (k,j)
 // and (i,j): two trips to memory one after the other. Neither of those two reads needs (i,k),
@@ -422,14 +248,6 @@ const FwVersion fw_versions[] = {
      FW_ON_DEVICE, fw_solve_rows, fw_step_rows, NULL, NULL, NULL},
     {"cpu", "sequential CPU, three loops (Exploration 5; Table II's CPU Sequential)",
      FW_ON_HOST, fw_solve_cpu, fw_step_cpu, NULL, NULL, NULL},
-    {"one-thread", "one GPU thread runs the three loops (001 III.B, Sequential GPU)",
-     FW_ON_DEVICE, fw_solve_one_thread, NULL, NULL, NULL, NULL},
-    {"parallel", "one launch per k, grid and work per thread from the occupancy API (001 III.C, GPU Parallel)",
-     FW_ON_DEVICE, fw_solve_parallel, fw_step_parallel, NULL, NULL, NULL},
-    {"grid-sync", "one cooperative kernel, grid.sync() between steps (001 III.D, Atomic GPU)",
-     FW_ON_DEVICE, fw_solve_grid_sync, NULL, NULL, NULL, NULL},
-    {"grid-sync-reg", "grid-sync with D(i,k) in a register (001 III.E, Memory Atomic GPU)",
-     FW_ON_DEVICE, fw_solve_grid_sync_register, NULL, NULL, NULL, NULL},
     {"pitch", "rows on a matrix from cudaMallocPitch (Exploration 3)",
      FW_ON_DEVICE, fw_solve_rows, fw_step_rows, upload_pitched, download_pitched, release_pitched},
     {"columns", "one launch per k, a block is 256 entries of a column (Exploration 4)",

@@ -70,9 +70,9 @@ void matmul_tiled(const float *A, const float *B, float *C, int n, int tile)
 
 void matmul_fast(const float *A, const float *B, float *C, int n)
 {
-    // Optional (handout, "Chasing cuBLAS"): each thread computes several elements of C from
+    // Optional (handout, exploration 5, "The road to cuBLAS"): each thread computes several elements of C from
     // values it keeps in registers. Not graded; `--kernel fast` runs it.
-    LAB_TODO("optional: write matmul_fast (handout, section Chasing cuBLAS)");
+    LAB_TODO("optional: write matmul_fast (handout, exploration 5: The road to cuBLAS)");
 }
 
 // ---- explorations (handout, "Coalescing") -----------------------------------------------------

@@ -13,8 +13,9 @@ from grader.testing import lab_program, run
 
 CASES = KIT_ROOT / "testcases" / "fw"
 INF = 1073741823
-VERSIONS = ["rows", "cpu", "one-thread", "parallel", "grid-sync", "grid-sync-reg", "pitch", "columns",
-            "rows-prefetch"]
+# The solution's own versions, then the given ones of labs/fw/paper_versions.cu (001 III.B-E).
+VERSIONS = ["rows", "cpu", "pitch", "columns", "rows-prefetch", "one-thread", "parallel", "grid-sync",
+            "grid-sync-reg"]
 
 spec = importlib.util.spec_from_file_location("fw_gen_for_program", CASES / "gen.py")
 gen = importlib.util.module_from_spec(spec)
@@ -93,7 +94,27 @@ def test_versions_by_name_and_number(fw, tmp_path):
     by_number = run([fw, CASES / "graph1.txt", "--version", "1"], cwd=tmp_path)
     assert "version cpu" in by_number.stdout
     bad = run([fw, CASES / "graph1.txt", "--version", "fastest"], cwd=tmp_path)
-    assert bad.returncode == 2 and "0 rows, 1 cpu" in bad.stderr
+    assert bad.returncode == 2 and "0 rows, 1 cpu" in bad.stderr and "8 grid-sync-reg" in bad.stderr
+    assert "(given: labs/fw/paper_versions.cu)" in listing[VERSIONS.index("one-thread")]
+
+
+def test_the_starter_runs_the_papers_versions_it_is_given(tmp_path):
+    """The student edition has no solutions/: Table II runs on the student's own build, whose
+    fw.c lists rows and cpu; the paper's versions come with the harness."""
+    from grader.build import build_lab
+    from grader.labs import load_lab
+    from grader.paths import BUILD_DIR, STARTER_DIR
+    from grader.testing import EMU_READY
+    if not EMU_READY:
+        pytest.skip("the CPU emulator is not ready here")
+    build = build_lab(load_lab("fw"), src_root=STARTER_DIR, build_dir=BUILD_DIR / "emu-starter", emu=True)
+    assert build.ok, build.reason
+    fw = build.programs["fw"]
+    listing = run([fw, "--list"]).stdout.split()
+    for version in ("one-thread", "parallel", "grid-sync", "grid-sync-reg"):
+        assert version in listing
+        proc = run([fw, "--random", "70", "--version", version, "--check"], cwd=tmp_path)
+        assert proc.returncode == 0 and "CHECK: all" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_one_kernel_versions_have_no_steps(fw, tmp_path):

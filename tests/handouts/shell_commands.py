@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.handouts import code_blocks, inline_code, read_ast
+from authoring.handouts import code_blocks, inline_code, read_ast
 from grader.labs import lab_ids, load_lab
 from grader.paths import KIT_ROOT
 

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from grader import handouts
-from grader.handouts import ANSWERS_DIR, HANDOUTS_DIR, handout_sources, is_local, link_targets, local_path, read_ast
+from authoring import handouts
+from authoring.handouts import ANSWERS_DIR, HANDOUTS_DIR, handout_sources, is_local, link_targets, local_path, read_ast
 from grader.labs import lab_ids
 from grader.paths import KIT_ROOT
 
@@ -122,4 +122,27 @@ def _numbered_items(source, section) -> int:
 
 def test_make_handouts_target(tmp_path):
     proc = subprocess.run(["make", "-n", "handouts"], cwd=KIT_ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0 and "grader.handouts" in proc.stdout and "grader.figures" in proc.stdout
+    assert proc.returncode == 0 and "authoring.handouts" in proc.stdout and "authoring.figures" in proc.stdout
+
+
+def test_figures_are_captioned_from_the_manifest(tmp_path):
+    """Every figure a handout shows gets its caption from handouts/figures/figures.toml; two
+    drawings in one paragraph (fw's two 10-cycles) stand side by side."""
+    captions = handouts.figure_captions()
+    assert captions
+    page = handouts.render(HANDOUTS_DIR / "fw.md", tmp_path).read_text()
+    for name in ("fw-graph1", "fw-dircycle10", "fw-undircycle10", "fw-scaling"):
+        assert f"<figcaption>{captions[name]}</figcaption>" in page, name
+    row = page[page.index('<div class="figure-row">'):]
+    row = row[:row.index("</div>")]
+    assert "fw-dircycle10.svg" in row and "fw-undircycle10.svg" in row
+    for source in handout_sources():
+        shown = sum(1 for kind, target in link_targets(read_ast(source)) if kind == "Image")
+        html = handouts.render(source, tmp_path).read_text()
+        assert html.count("<figcaption>") == shown, f"{source.name}: a figure without its caption"
+
+
+def test_no_figure_is_shown_twice_as_ascii_art():
+    """apsp's phases are the drawing apsp-phases.svg, not also a copy in a code block."""
+    blocks = handouts.code_blocks(read_ast(HANDOUTS_DIR / "apsp.md"))
+    assert not any("+------+" in block for block in blocks)

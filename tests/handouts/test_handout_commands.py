@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from grader.handouts import handout_sources
+from authoring.handouts import handout_sources
 from grader.paths import KIT_ROOT
 from grader.testing import EMU_READY
 from shell_commands import check_command, commands_in

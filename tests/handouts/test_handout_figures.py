@@ -1,4 +1,4 @@
-"""The handouts' figures (grader/figures.py): every figure in handouts/figures/figures.toml is
+"""The handouts' figures (authoring/figures.py): every figure in handouts/figures/figures.toml is
 made, every figure a handout shows is one of them, and the readers and the plotter are right."""
 
 import shutil
@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from grader import figures
-from grader.handouts import HANDOUTS_DIR, handout_sources, link_targets, local_path, read_ast
+from authoring import figures
+from authoring.handouts import HANDOUTS_DIR, handout_sources, link_targets, local_path, read_ast
 
 needs_graphviz = pytest.mark.skipif(shutil.which("dot") is None,
                                     reason="Graphviz is not installed (make deps installs it)")

@@ -3,7 +3,7 @@ undirected cycles of 10, 20, 30, ... vertices, ten runs each, the kernel time co
 subtracting runs that copy the matrix to the card and back without launching a kernel.
 
     python3 labs/fw/scripts/scaling.py --csv fw-scaling.csv --png fw-scaling.png
-        [--fw build/solution/fw/fw] [--max 1800] [--step 10] [--runs 10] [--version rows]
+        [--fw PROGRAM] [--max 1800] [--step 10] [--runs 10] [--version rows]
     python3 labs/fw/scripts/scaling.py --plot fw-scaling.csv --png fw-scaling.png
 
 For each n, one process runs `fw CYCLE --runs R`: after an untimed warm-up it alternates R
@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from fw_program import default_fw
 
 HERE = Path(__file__).resolve().parent
 KIT = HERE.parents[2]
@@ -70,7 +72,8 @@ def plot(rows: list[dict], png: Path, device: str) -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--fw", type=Path, default=KIT / "build" / "solution" / "fw" / "fw")
+    p.add_argument("--fw", type=Path, default=None,
+                   help="the fw program (default: the reference build, or your own in the student edition)")
     p.add_argument("--min", type=int, default=10)
     p.add_argument("--max", type=int, default=1800)
     p.add_argument("--step", type=int, default=10)
@@ -81,6 +84,7 @@ def main() -> int:
     p.add_argument("--plot", type=Path, metavar="CSV", help="only draw the plot of an existing CSV")
     p.add_argument("--device", default=None, help="the GPU's name for the plot's title (with --plot)")
     args = p.parse_args()
+    args.fw = args.fw or default_fw()
 
     if args.plot:
         with args.plot.open() as f:

@@ -1,4 +1,4 @@
-"""Makes the handouts' figures: `make figures`, or python3 -m grader.figures [--out DIR] [NAME ...].
+"""Makes the handouts' figures: `make figures`, or python3 -m authoring.figures [--out DIR] [NAME ...].
 
 Every figure is listed in handouts/figures/figures.toml and made from what the kit itself holds,
 never pasted: a testcase's graph drawn with Graphviz, the blocked algorithm's phases drawn with
@@ -415,7 +415,7 @@ def make_figures(out_dir: Path = DEFAULT_OUT, names: list[str] | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m grader.figures", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python3 -m authoring.figures", description=__doc__.splitlines()[0])
     p.add_argument("names", nargs="*", help="only these figures (default: all)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(KIT_ROOT)}")
     args = p.parse_args(argv)

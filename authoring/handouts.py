@@ -1,4 +1,4 @@
-"""Renders the handouts to HTML: `make handouts`, or python3 -m grader.handouts [--out DIR].
+"""Renders the handouts to HTML: `make handouts`, or python3 -m authoring.handouts [--out DIR].
 
 Every handouts/*.md (and handouts/answers/*.md, the instructor's answers, where this copy of the
 kit has them) becomes <out>/<name>.html with pandoc, reading GitHub-flavoured Markdown, so a
@@ -13,6 +13,7 @@ tests/handouts/ checks.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import posixpath
 import shutil
@@ -131,12 +132,55 @@ def rewrite_links(ast: dict, source: Path) -> None:
     _walk(ast, visit)
 
 
+def figure_captions() -> dict[str, str]:
+    """{figure name: caption} from handouts/figures/figures.toml, the one place captions live."""
+    import tomllib
+    manifest = HANDOUTS_DIR / "figures" / "figures.toml"
+    if not manifest.exists():
+        return {}
+    return {f["name"]: f.get("caption", "") for f in tomllib.loads(manifest.read_text()).get("figure", [])}
+
+
+def _figure_html(image: dict, captions: dict[str, str]) -> str:
+    target = image["c"][2][0]
+    alt = _plain_text(image["c"][1])
+    name = posixpath.splitext(posixpath.basename(target))[0]
+    caption = captions.get(name) or alt
+    return (f'<figure><img src="{html.escape(target, quote=True)}" alt="{html.escape(alt, quote=True)}" />'
+            f"<figcaption>{html.escape(caption, quote=False)}</figcaption></figure>")
+
+
+def add_figure_captions(ast: dict, captions: dict[str, str]) -> None:
+    """A paragraph of images alone becomes figures captioned from figures.toml (the alt text where
+    a figure is not listed there); two or more images in one paragraph stand side by side."""
+    blocks = ast["blocks"]
+
+    def convert(block_list: list) -> None:
+        for index, block in enumerate(block_list):
+            if block["t"] in ("BlockQuote", "Div"):
+                convert(block["c"] if block["t"] == "BlockQuote" else block["c"][1])
+            elif block["t"] in ("BulletList", "OrderedList"):
+                for item in (block["c"] if block["t"] == "BulletList" else block["c"][1]):
+                    convert(item)
+            if block["t"] != "Para":
+                continue
+            images = [el for el in block["c"] if el["t"] == "Image"]
+            if not images or any(el["t"] not in ("Image", "Space", "SoftBreak") for el in block["c"]):
+                continue
+            figures = "".join(_figure_html(image, captions) for image in images)
+            if len(images) > 1:
+                figures = f'<div class="figure-row">{figures}</div>'
+            block_list[index] = {"t": "RawBlock", "c": ["html", figures]}
+    convert(blocks)
+
+
 def render(source: Path, out_dir: Path) -> Path:
     relative = source.relative_to(HANDOUTS_DIR)
     out = out_dir / relative.with_suffix(".html")
     out.parent.mkdir(parents=True, exist_ok=True)
     ast = read_ast(source)
     rewrite_links(ast, source)
+    add_figure_captions(ast, figure_captions())
     css = posixpath.relpath("style.css", relative.parent.as_posix())
     _pandoc(["-f", "json", "-t", "html5", "--standalone", "--mathml", "--toc", "--toc-depth=2",
              "--css", css, "--metadata", f"pagetitle={title_of(ast, source.stem)}",
@@ -151,7 +195,7 @@ def render_all(out_dir: Path = DEFAULT_OUT) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m grader.handouts", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python3 -m authoring.handouts", description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(KIT_ROOT)}")
     args = p.parse_args(argv)
     try:

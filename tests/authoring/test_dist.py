@@ -1,4 +1,4 @@
-"""The two editions of the kit (grader/dist.py): the student edition holds no solution, answer
+"""The two editions of the kit (authoring/dist.py): the student edition holds no solution, answer
 or secret, and works on its own: unpacked in a temporary folder, `make check LAB=<lab> EMU=1`
 grades each lab's starter there."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import dist
+from authoring import dist
 from grader.grade import Grader, Report, Source
 from grader.labs import lab_ids, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
@@ -42,7 +42,7 @@ def test_student_edition_has_what_a_student_needs(student_files):
         assert f"handouts/{lab}.md" in student_files
         for program in load_lab(lab).programs:
             assert f"starter/{lab}/{program}.c" in student_files
-    for needed in ("Makefile", "README.md", "EDITION.md", "grader/__main__.py", "labs/emu/emu.mk",
+    for needed in ("Makefile", "README.md", "EDITION.md", "grader/__main__.py", "authoring/dist.py", "labs/emu/emu.mk",
                    "labs/common/cuda_check.h"):
         assert needed in student_files
     assert b"student edition" in student_files["EDITION.md"]

@@ -1,5 +1,5 @@
 """Packs an edition of the kit: `make dist-student` or `make dist-instructor`, or
-python3 -m grader.dist student|instructor [--out DIR] [--no-html].
+python3 -m authoring.dist student|instructor [--out DIR] [--no-html].
 
 The instructor edition is everything the kit's git repository tracks (or, outside a git
 checkout, every file but build outputs). The student edition is the same less what a student
@@ -67,12 +67,15 @@ handouts (handouts/*.md, and rendered in handouts/html/), the job scripts, the C
 the grader. It has no reference solutions, no instructor answers and no hidden testcases.
 
     make <lab>                      build your code (starter/<lab>/*.c)
-    make check LAB=<lab>            grade it on the public testcases (add EMU=1 without a GPU)
+    make check LAB=<lab>            grade it on the public testcases (the CPU emulator where
+                                    no GPU is found)
+    make bench LAB=<lab>            your own code against the GPU's ceiling
     make submit LAB=<lab>           the tarball you hand in
 
 Timing thresholds are relative to the reference solution, which this edition does not have:
 `make check` here says "timing thresholds not checked"; your instructor's grading run applies
-them. `SOL=1`, `make bench` and `make test` need the instructor edition.
+them. `SOL=1` and `make test` need the instructor edition. Every command the handouts show runs
+here, on your own code.
 """,
     "instructor": """\
 This is the instructor edition: everything, including solutions/, handouts/answers/ and the
@@ -190,7 +193,7 @@ def kit_version(root: Path = KIT_ROOT) -> tuple[str, int]:
 
 def _render_html(edition: str, stage: Path) -> list[tuple[str, Path]]:
     """The handouts as HTML with their figures; the student edition's without the answers."""
-    from grader import figures, handouts
+    from authoring import figures, handouts
     out = stage / "html"
     figures.make_figures(out / "figures")
     out.mkdir(parents=True, exist_ok=True)
@@ -245,13 +248,13 @@ def pack(edition: str, out_dir: Path = DEFAULT_OUT, *, html: bool = True, root: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m grader.dist", description="Packs an edition of the kit.")
+    p = argparse.ArgumentParser(prog="python3 -m authoring.dist", description="Packs an edition of the kit.")
     p.add_argument("edition", choices=EDITIONS)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(KIT_ROOT)}")
     p.add_argument("--no-html", action="store_true", help="leave out the rendered handouts (no pandoc needed)")
     args = p.parse_args(argv)
-    from grader.figures import FigureError
-    from grader.handouts import HandoutError
+    from authoring.figures import FigureError
+    from authoring.handouts import HandoutError
     try:
         pack(args.edition, args.out, html=not args.no_html)
     except (FigureError, HandoutError) as e:
