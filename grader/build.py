@@ -147,9 +147,10 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
         return failed
     src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
     src_dir = src_root / lab.id if (src_root / lab.id).is_dir() else src_root
-    # Always from nothing: an object left in this folder by an earlier build (one made with the
-    # sandbox off, or from other files of the same name) must never be linked into this one.
-    remove_tree(build_dir)
+    # The student's part always from nothing: an object left by an earlier build (one made with
+    # the sandbox off, or from other files of the same name) must never be linked into this one.
+    # Only this lab's folder goes: build/starter/ also holds the student's own builds of the others.
+    remove_tree(build_dir / lab.id)
     build_dir.mkdir(parents=True, exist_ok=True)
     (build_dir / "obj").mkdir(exist_ok=True)
     sandbox = sandbox or sandbox_for(None)
