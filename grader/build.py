@@ -69,6 +69,9 @@ def first_error(log: str) -> str:
     if link:
         return (f"link error: {link.group(1)} is not defined: the harness calls it; define it in your file "
                 f"with exactly the signature the lab's header declares")
+    missing = re.search(r"ld: cannot find (-l\S+?):?\s", log)
+    if missing:
+        return f"grader error, not yours: the linker cannot find {missing.group(1)} (a library the kit needs is not installed)"
     double = re.search(r"multiple definition of [`'](.+?)'", log)
     if double:
         return f"link error: {double.group(1)} is defined twice (in your file and the harness?): rename yours"

@@ -5,7 +5,8 @@ reported), racecheck and synccheck too for a lab that says it uses shared memory
 
     [sanitize]
     case = "ragged"     # the case to run (default: the first public case)
-    racecheck = true    # shared-memory races (labs that use __shared__)
+    racecheck = true    # shared-memory races (labs that use __shared__); synccheck too
+    synccheck = true    # barriers misused (with racecheck off)
 
 It needs a GPU: under the CPU emulator, --asan does the same job for host-side memory.
 """
@@ -34,8 +35,9 @@ def sanitizer() -> str | None:
 
 
 def tools(lab: Lab) -> list[str]:
-    shared = ["racecheck", "synccheck"] if lab.sanitize.get("racecheck") else []
-    return ["memcheck"] + shared
+    racecheck = bool(lab.sanitize.get("racecheck"))
+    synccheck = bool(lab.sanitize.get("synccheck", racecheck))
+    return ["memcheck"] + (["racecheck"] if racecheck else []) + (["synccheck"] if synccheck else [])
 
 
 def pick_case(lab: Lab, cases: list[Case]) -> Case | None:
@@ -51,7 +53,9 @@ def command(tool: str, argv: list[str]) -> list[str]:
     return [sanitizer() or "compute-sanitizer", "--tool", tool, "--print-limit", "20", *argv]
 
 
-_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error")
+# memcheck and synccheck: "ERROR SUMMARY: 3 errors"; racecheck: "RACECHECK SUMMARY: 20 hazards
+# displayed (80 errors, 0 warnings)".
+_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: .*?\((\d+) error")
 _PREFIX = re.compile(r"^=+\s?")
 
 
@@ -63,13 +67,14 @@ def findings(tool: str, text: str) -> str | None:
     if summary is None:
         last = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
         return f"{tool}: could not check (compute-sanitizer gave no summary: {last[0].strip()[:160]})"
-    count = int(summary.group(1))
+    count = int(summary.group(1) or summary.group(2))
     if count == 0:
         return None
     lines = [_PREFIX.sub("", line).strip() for line in text.splitlines() if line.startswith("=====")]
     first, where = "", ""
     for i, line in enumerate(lines):
-        if line and not line.startswith(("COMPUTE-SANITIZER", "ERROR SUMMARY", "Program hit", "Saved host")):
+        if line and not line.startswith(("COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "Program hit",
+                                         "Saved host")):
             first = line
             for follow in lines[i + 1:i + 6]:
                 if follow.startswith("at "):

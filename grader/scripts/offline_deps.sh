@@ -21,7 +21,9 @@ if ! command -v bwrap >/dev/null && ls $debs/bubblewrap_*.deb >/dev/null 2>&1; t
     chmod +x $root/bin/bwrap
     export PATH=$root/bin:$PATH
 fi
-if [ ! -e /usr/include/boost/context/fiber.hpp ] && [ ! -e /usr/local/include/boost/context/fiber.hpp ] \
+# Boost.Context: its library is what an image with Boost's headers often lacks; the headers of
+# the same version go with it to /usr/local/include, which the compiler searches first.
+if ! ls /usr/lib/x86_64-linux-gnu/libboost_context.* /usr/local/lib/libboost_context.* >/dev/null 2>&1 \
         && ls $debs/libboost1.74-dev_*.deb >/dev/null 2>&1; then
     mkdir -p $root/boost
     for deb in $debs/libboost1.74-dev_*.deb $debs/libboost-context1.74-dev_*.deb; do dpkg -x "$deb" $root/boost; done
