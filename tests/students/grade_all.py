@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
         outcome = f"{failing.case}: {failing.verdict} {failing.reason}" if failing else "all correct"
         note = missing_requirement(expect.requires) if not args.gpu else None
         print(f"{expect.lab:9s} {name:30s} {report.score:6.1f}/{report.max_score:<6.1f} "
-              f"{time.monotonic() - start:5.0f}s  {outcome[:160]}" + (f"  [the table wants otherwise, unchecked here: {note[:70]}...]" if note else ""),
+              f"{time.monotonic() - start:5.0f}s  {outcome[:160]}" + (f"  [the table's expectation is skipped here: {note[:70]}...]" if note else ""),
               flush=True)
     return 0
 
