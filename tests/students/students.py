@@ -13,6 +13,8 @@ The table, one [name] entry a submission:
     known_gap  optional: why the grader does not yet give what the table asks (a grader bug, a
                missing check). The test then still requires every listed case to lose its points,
                and expects the rest to fail until the grader is fixed (strict: it says when).
+    flaky      optional: why the verdict depends on the run (a race between host threads):
+               test_students.py skips it, saying so; grade_all.py grades it as any other
     requires   optional: "racecheck" (the emulator's race detector, EMU_RACECHECK) or
                "removed-api" (a build that refuses cudaThreadSynchronize): the test is skipped,
                with the reason, where this tree does not have it yet
@@ -65,6 +67,7 @@ class Expectation:
     programs: tuple[str, ...] = ()
     requires: str = ""
     known_gap: str = ""
+    flaky: str = ""
     fails: tuple[Fail, ...] = field(default_factory=tuple)
 
     @property
@@ -81,7 +84,8 @@ def load_table(path: Path = TABLE) -> dict[str, Expectation]:
             reason = f.get("reason", [])
             fails.append(Fail(f["case"], tuple(verdicts), tuple([reason] if isinstance(reason, str) else reason)))
         table[name] = Expectation(name, raw["lab"], raw["what"], tuple(raw.get("programs", [])),
-                                  raw.get("requires", ""), raw.get("known_gap", ""), tuple(fails))
+                                  raw.get("requires", ""), raw.get("known_gap", ""),
+                                  raw.get("flaky", ""), tuple(fails))
     return table
 
 

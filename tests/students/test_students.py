@@ -46,6 +46,8 @@ def test_submission_gets_what_the_table_says(name):
     why_not = missing_requirement(expect.requires)
     if why_not:
         pytest.skip(f"{name}: {why_not}")
+    if expect.flaky:
+        pytest.skip(f"{name}: flaky, the grader catches it in some runs only: {expect.flaky}")
     report = grade(expect, CASES[expect.lab])
     assert [r.case for r in report.results] == CASES[expect.lab]
     found = problems(expect, report)
