@@ -83,6 +83,8 @@ def first_error(log: str) -> str:
 
 
 def _with_replacement(line: str) -> str:
+    if "was removed from CUDA" in line:  # the emulator's own message says it already
+        return line
     for removed, replacement in REMOVED_API.items():
         if re.search(rf"\b{removed}\b", line):
             return f"{line} ({removed} was removed from CUDA; use {replacement})"

@@ -28,7 +28,7 @@ from grader.compare import compare_output, output_cap
 from grader.gpu import gpu_count
 from grader.labs import Case, Lab
 from grader import KIT_VERSION
-from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR
+from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
 from grader.limits import LabLimits, Limits
 from grader.program_files import open_folder, open_left, remove_tree
@@ -158,6 +158,15 @@ class Grader:
         self._emulated_failure = ""
         self.reference_walls: dict[str, float] = {}
 
+    def _short(self, reason: str) -> str:
+        """A reason with the grader's own folders taken off the student's file names:
+        'fw/fw.c:16', not 'build/unpacked/alice-1f2e3d4c/fw/fw.c:16'."""
+        root = Path(self.source.root).resolve()
+        for prefix in (str(root) + "/", os.path.relpath(root, KIT_ROOT) + "/"):
+            if not prefix.startswith(".."):
+                reason = reason.replace(prefix, "")
+        return reason
+
     def _prepare(self, case: Case) -> ReadyCase:
         if case.group == hidden.HIDDEN_GROUP:
             if case.name not in self._hidden_ready:
@@ -209,7 +218,8 @@ class Grader:
                                       f"(fingerprint {self.secret.fingerprint})")
         if not build.ok:
             verdict = IE if build.grader_error else CE
-            report.results = [CaseResult(c.name, verdict, one_line(build.reason), 0.0, c.points) for c in self.cases]
+            report.results = [CaseResult(c.name, verdict, one_line(self._short(build.reason)), 0.0, c.points)
+                              for c in self.cases]
             return report
         reference = self._reference_metrics(report)
         limits = self._time_limits(report)
@@ -308,7 +318,7 @@ class Grader:
             if label.startswith("on "):  # which devices it ran on is said even when correct
                 labels.append(label.split(",")[0])
             if verdict != AC:
-                reason = one_line(f"{reason} ({label})" if label else reason)
+                reason = one_line(self._short(f"{reason} ({label})" if label else reason))
                 break
         else:
             labels = list(dict.fromkeys(labels))

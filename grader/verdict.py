@@ -146,8 +146,10 @@ def memcheck_finding(stderr: str) -> str:
         return ""
     kind = re.search(r"AddressSanitizer: ([\w-]+)", first)
     kind = kind.group(1) if kind else "error"
-    frames = re.findall(r"#\d+ 0x[0-9a-f]+ in (\S+) (\S+\.(?:c|cu|cpp|h):\d+)", stderr)
-    own = next((f"{function} {where}" for function, where in frames
+    # "#0 0x55d0 in increment_kernel(float*, int) tests/x/increment.c:9" (a signature may
+    # hold spaces; the file is the frame's last word, with its line and perhaps a column).
+    frames = re.findall(r"^\s*#\d+ 0x[0-9a-f]+ in (.+) (\S+\.(?:c|cu|cpp|h|cuh):\d+)(?::\d+)?\s*$", stderr, re.M)
+    own = next((f"{function.split('(')[0]} {where}" for function, where in frames
                 if "/labs/" not in where and not where.startswith(("../", "/usr/")) and "libc" not in where), "")
     at = f" at {own}" if own else ""
     if kind == "SEGV":

@@ -133,3 +133,14 @@ def test_exit_codes_come_from_the_header_the_harnesses_use():
     assert {"OK", "WRONG", "USAGE", "CUDA", "TODO", "NO_GPU", "MEMCHECK"} <= set(codes)
     assert len(set(codes.values())) == len(codes), "two exit codes share a number"
     assert codes["MEMCHECK"] == EXIT_MEMCHECK
+
+
+def test_asan_names_the_students_own_frame_even_with_spaces_in_its_signature():
+    from grader.verdict import memcheck_finding
+    stderr = ("==12==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602 at pc 0x5 bp 0x7 sp 0x7\n"
+              "READ of size 4 at 0x602 thread T3\n"
+              "    #0 0x55d0 in relax_edges(int const*, int, int*, int, int*) tests/students/bfs/x/bfs/bfs.c:26\n"
+              "    #1 0x55d1 in cuda_emu::run_block(int) /work/labs/emu/src/engine/block_runner.cpp:88\n"
+              "    #2 0x55d2 in __libc_start_main_impl ../csu/libc-start.c:360\n")
+    assert memcheck_finding(stderr) == ("out of bounds: AddressSanitizer: heap-buffer-overflow, READ of size 4 "
+                                        "at relax_edges tests/students/bfs/x/bfs/bfs.c:26")
