@@ -1,6 +1,6 @@
 """Mutation testing of the kit's own cases: do the public cases catch the mistakes students make?
 
-    python3 -m grader mutants <lab> [--gpu] [--only NAME ...] [--list] [--json FILE]
+    python3 -m grader mutants <lab> [--gpu | --asan] [--only NAME ...] [--list] [--json FILE]
 
 A mutant is the reference solution (solutions/<lab>/) with one realistic mistake in it. Each one
 is written into a fresh folder, taken in as a submission would be (intake.py) and graded through
@@ -26,12 +26,14 @@ Where mutants come from (nothing here names a lab):
         equivalent = "why it computes the same"   # optional
         caught_by = "asan"                   # optional: the checker it takes (CHECKERS), when
                                              #   the cases alone cannot see it
+        note = "why it may survive"          # optional, when no checker would help
   - automatic mutants, made from every solution file: each `__syncthreads();` dropped, one at a
     time (sync-dropped), and each rounded-up division `(a + b - 1) / b` rounded down to `a / b`
     (grid-rounded-down). They are named <kind>@<file>:<line>; mutants.toml's [equivalent] table
     marks one equivalent by that name ("sync-dropped@fw.c:37" = "why"), its [caught_by] table
-    names the checker one needs ("sync-dropped@gpu.c:43" = "racecheck"). A name there that no
-    automatic mutant has is an error (the file changed: look again at the line).
+    names the checker one needs ("sync-dropped@gpu.c:43" = "racecheck"), its [note] table says
+    why one may survive otherwise ("sync-dropped@matmul.c:311" = "in matmul_fast, which no case
+    runs"). A name there that no automatic mutant has is an error (the file changed: look again).
 
 How a mutant is graded: first the unchanged reference, through the same path; it must get full
 marks, and its time on each case sets the mutant's limit there (10 x the reference, at least
@@ -82,6 +84,8 @@ CHECKERS = {
     "racecheck": "a race: caught by the emulator's race detector (EMU_RACECHECK=1), or racecheck on a GPU",
     "devices": "needs more than one device: a multi-GPU node (--gpu), or CUDA_EMU_DEVICES=2 under the emulator",
 }
+# Tables of mutants.toml that say something of an automatic mutant, by its name.
+AUTOMATIC_TABLES = ("equivalent", "caught_by", "note")
 KILLED, SURVIVED, EQUIVALENT, STILLBORN, ERROR = "killed", "SURVIVED", "equivalent", "stillborn", "error"
 DATA_FILE = "mutants.toml"
 MUTANTS_DIR = BUILD_DIR / "mutants"
@@ -108,6 +112,7 @@ class Mutation:
     occurrence: int | None = None  # 1-based; needed when find occurs more than once
     equivalent: str | None = None  # why it computes the same thing, when it does
     caught_by: str | None = None  # a key of CHECKERS
+    note: str | None = None  # why it may survive, when no checker would help (code no case runs)
     origin: str = "automatic"  # the data file that declared it, or "automatic"
 
 
@@ -124,7 +129,8 @@ class MutantResult:
     def to_json(self) -> dict:
         m = self.mutation
         return {"name": m.name, "kind": m.kind, "file": m.file, "find": m.find, "replace": m.replace,
-                "occurrence": m.occurrence, "equivalent": m.equivalent, "caught_by": m.caught_by, "origin": m.origin,
+                "occurrence": m.occurrence, "equivalent": m.equivalent, "caught_by": m.caught_by, "note": m.note,
+                "origin": m.origin,
                 "status": self.status, "verdict": self.verdict, "case": self.case, "reason": self.reason,
                 "seconds": round(self.seconds, 2), "note": self.note}
 
@@ -224,14 +230,14 @@ def load_mutations(lab: Lab, lab_dir: Path | None = None) -> list[Mutation]:
             raw = tomllib.loads(path.read_text())
         except tomllib.TOMLDecodeError as e:
             raise MutationError(f"{shown}: {e}") from None
-    unknown = set(raw) - {"mutant", "equivalent", "caught_by"}
+    unknown = set(raw) - {"mutant", *AUTOMATIC_TABLES}
     if unknown:
-        raise MutationError(f"{shown}: unknown table(s) {sorted(unknown)}; only [[mutant]], [equivalent] "
-                            f"and [caught_by]")
+        raise MutationError(f"{shown}: unknown table(s) {sorted(unknown)}; only [[mutant]], "
+                            f"{', '.join(f'[{t}]' for t in AUTOMATIC_TABLES)}")
     declared = []
     for i, entry in enumerate(raw.get("mutant", []), 1):
         where = f"{shown}, mutant {i} ({entry.get('name', 'no name')!r})"
-        extra = set(entry) - {"name", "file", "find", "replace", "kind", "occurrence", "equivalent", "caught_by"}
+        extra = set(entry) - {"name", "file", "find", "replace", "kind", "occurrence", "equivalent", "caught_by", "note"}
         if extra:
             raise MutationError(f"{where}: unknown key(s) {sorted(extra)}")
         kind = _str(entry, "kind", where)
@@ -248,7 +254,7 @@ def load_mutations(lab: Lab, lab_dir: Path | None = None) -> list[Mutation]:
             raise MutationError(f"{where}: caught_by {caught_by!r} is not one of {', '.join(CHECKERS)}")
         mutation = Mutation(_str(entry, "name", where), _str(entry, "file", where), _str(entry, "find", where),
                             replace, kind, occurrence, _str(entry, "equivalent", where, required=False),
-                            caught_by, shown)
+                            caught_by, _str(entry, "note", where, required=False), shown)
         if mutation.find == mutation.replace:
             raise MutationError(f"{where}: replace is the same as find: that changes nothing")
         if not (lab_dir / mutation.file).is_file() or "/" in mutation.file:
@@ -256,7 +262,7 @@ def load_mutations(lab: Lab, lab_dir: Path | None = None) -> list[Mutation]:
         declared.append(mutation)
     automatic = automatic_mutations(lab_dir)
     names = {m.name for m in automatic}
-    for table_name in ("equivalent", "caught_by"):
+    for table_name in AUTOMATIC_TABLES:
         for name, value in raw.get(table_name, {}).items():
             if name not in names:
                 raise MutationError(f"{shown}: [{table_name}] names {name!r}, but no automatic mutant has that "
@@ -265,8 +271,8 @@ def load_mutations(lab: Lab, lab_dir: Path | None = None) -> list[Mutation]:
                 raise MutationError(f"{shown}: [{table_name}] {name!r} must be a non-empty string")
             if table_name == "caught_by" and value not in CHECKERS:
                 raise MutationError(f"{shown}: [caught_by] {name!r} = {value!r} is not one of {', '.join(CHECKERS)}")
-    automatic = [dataclasses.replace(m, equivalent=raw.get("equivalent", {}).get(m.name),
-                                     caught_by=raw.get("caught_by", {}).get(m.name)) for m in automatic]
+    automatic = [dataclasses.replace(m, **{t: raw.get(t, {}).get(m.name) for t in AUTOMATIC_TABLES})
+                 for m in automatic]
     every = declared + automatic
     seen = set()
     for m in every:
@@ -412,7 +418,8 @@ def table(run: LabRun) -> str:
     for r in run.results:
         if r.status == SURVIVED:
             m = r.mutation
-            why = f"; {CHECKERS[m.caught_by]}" if m.caught_by else "; no case tells it from the reference"
+            why = (f"; {CHECKERS[m.caught_by]}" if m.caught_by else f"; {one_line(m.note)}" if m.note
+                   else "; no case tells it from the reference")
             if m.caught_by == "asan" and run.asan:
                 why = "; survived even with ASan on: no case reaches the access it makes out of bounds?"
             lines.append(f"survivor {m.name}: in {m.file}, {one_line(m.find)!r} -> {one_line(m.replace)!r}{why}")
@@ -438,7 +445,8 @@ def list_mutations(lab: Lab, lab_dir: Path | None = None) -> str:
     lines = []
     for m in load_mutations(lab, lab_dir):
         where = f" (occurrence {m.occurrence})" if m.occurrence and m.origin != "automatic" else ""
-        eq = f"  [equivalent: {m.equivalent}]" if m.equivalent else ""
+        eq = "".join(f"  [{label}: {value}]" for label, value in
+                     (("equivalent", m.equivalent), ("caught by", m.caught_by), ("note", m.note)) if value)
         lines.append(f"{m.name:40s} {m.kind:18s} {m.file}{where}: {one_line(m.find)!r} -> {one_line(m.replace)!r}{eq}")
     return "\n".join(lines)
 
