@@ -49,12 +49,14 @@ a usage or configuration error.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
 import re
 import shutil
 import sys
 import time
 import tomllib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -383,6 +385,19 @@ class MutantRunner:
         return result
 
 
+@contextmanager
+def only_run_of(lab: Lab):
+    """Refuses a second mutants run of the same lab at the same time: they share build/mutants/<lab>/."""
+    MUTANTS_DIR.mkdir(parents=True, exist_ok=True)
+    with (MUTANTS_DIR / f".{lab.id}.lock").open("a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise MutationError(f"another `grader mutants {lab.id}` is running in this kit right now "
+                                f"(it holds {MUTANTS_DIR}/.{lab.id}.lock); wait for it to finish") from None
+        yield
+
+
 def run_lab(lab: Lab, *, emu: bool, asan: bool = False, only: list[str] | None = None,
             sandbox: str | None = None, log=print, lab_dir: Path | None = None) -> LabRun:
     mutations = load_mutations(lab, lab_dir)
@@ -394,13 +409,14 @@ def run_lab(lab: Lab, *, emu: bool, asan: bool = False, only: list[str] | None =
                                 f"`python3 -m grader mutants {lab.id} --list` lists them")
         mutations = [m for m in mutations if m.name in only]
     runner = MutantRunner(lab, emu=emu, asan=asan, sandbox=sandbox, log=log, lab_dir=lab_dir)
-    runner.baseline()
     run = LabRun(lab.id, emu, asan)
-    for i, mutation in enumerate(mutations, 1):
-        result = runner.grade(mutation)
-        run.results.append(result)
-        log(f"  [{i}/{len(mutations)}] {mutation.name}: {result.status} {result.verdict} "
-            f"{result.case} ({result.seconds:.1f}s)")
+    with only_run_of(lab):
+        runner.baseline()
+        for i, mutation in enumerate(mutations, 1):
+            result = runner.grade(mutation)
+            run.results.append(result)
+            log(f"  [{i}/{len(mutations)}] {mutation.name}: {result.status} {result.verdict} "
+                f"{result.case} ({result.seconds:.1f}s)")
     return run
 
 
