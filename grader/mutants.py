@@ -53,7 +53,6 @@ import fcntl
 import json
 import re
 import shutil
-import sys
 import time
 import tomllib
 from contextlib import contextmanager
@@ -61,7 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.grade import Grader, Source, build_dir_for
-from grader.labs import Case, ConfigError, Lab, load_lab
+from grader.labs import Case, Lab, load_lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader.intake import intake, safe_id
 from grader.sandbox import MODES
@@ -126,7 +125,7 @@ class MutantResult:
     case: str = ""
     reason: str = ""
     seconds: float = 0.0
-    note: str = ""
+    warning: str = ""  # a declared-equivalent mutant that lost marks
 
     def to_json(self) -> dict:
         m = self.mutation
@@ -134,7 +133,7 @@ class MutantResult:
                 "occurrence": m.occurrence, "equivalent": m.equivalent, "caught_by": m.caught_by, "note": m.note,
                 "origin": m.origin,
                 "status": self.status, "verdict": self.verdict, "case": self.case, "reason": self.reason,
-                "seconds": round(self.seconds, 2), "note": self.note}
+                "seconds": round(self.seconds, 2), "warning": self.warning}
 
 
 @dataclass
@@ -381,7 +380,7 @@ class MutantRunner:
         result = MutantResult(mutation, EQUIVALENT if mutation.equivalent else KILLED, failed.verdict,
                               failed.case, reason, seconds)
         if mutation.equivalent:
-            result.note = "declared equivalent, yet it lost marks: the declaration is wrong (or a race decided)"
+            result.warning = "declared equivalent, yet it lost marks: the declaration is wrong (or a race decided)"
         return result
 
 
@@ -439,8 +438,8 @@ def table(run: LabRun) -> str:
             if m.caught_by == "asan" and run.asan:
                 why = "; survived even with ASan on: no case reaches the access it makes out of bounds?"
             lines.append(f"survivor {m.name}: in {m.file}, {one_line(m.find)!r} -> {one_line(m.replace)!r}{why}")
-        if r.note:
-            lines.append(f"note {r.mutation.name}: {r.note}")
+        if r.warning:
+            lines.append(f"WARNING {r.mutation.name}: {r.warning}")
     stillborn = sum(r.status == STILLBORN for r in run.results)
     equivalent = sum(r.status == EQUIVALENT for r in run.results)
     errors = sum(r.status == ERROR for r in run.results)
