@@ -131,3 +131,14 @@ def test_increment_every_mutant_its_cases_can_see_is_killed(tmp_path, capsys):
     assert set(rows) == set(declared)
     for name, row in rows.items():
         assert row[1] == declared[name].kind and by_name[name]["status"] in row
+
+
+def test_command_line_errors_say_what_to_do(capsys):
+    assert cli.main(["mutants", "increment", "--only", "no-such-mutant"]) == 2
+    assert "no mutant named 'no-such-mutant'" in capsys.readouterr().err
+    assert cli.main(["mutants", "increment", "--gpu", "--asan"]) == 2
+    assert "--asan is for the CPU emulator" in capsys.readouterr().err
+    assert cli.main(["mutants", "increment", "--list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == len(load_mutations(load_lab("increment")))
+    assert any("[caught by: asan]" in line for line in listed)
