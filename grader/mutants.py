@@ -65,7 +65,7 @@ from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader.intake import intake, safe_id
 from grader.sandbox import MODES
 from grader.text import one_line
-from grader.verdict import AC, CE, IE
+from grader.verdict import AC, CE, IE, TLE
 
 KINDS = {
     "sync-dropped": "a __syncthreads() dropped",
@@ -330,7 +330,7 @@ class MutantRunner:
             limit = self.limits.get(case.name, case.time_limit_s)
             grader.cases = [dataclasses.replace(case, time_limit_s=limit)]
             result = grader.grade().results[0]
-            if result.verdict == "TLE" and limit < case.time_limit_s:
+            if result.verdict == TLE and limit < case.time_limit_s:
                 result.reason += f" (a mutant's limit: {LIMIT_FACTOR:g} x the reference's time, at least {LIMIT_MIN_S:g} s)"
             results.append(result)
             if result.verdict in (CE, IE):
@@ -366,8 +366,13 @@ class MutantRunner:
             source = self._source(mutation.name, mutation)
         except Exception as e:  # noqa: BLE001 - reported as this mutant's error, the run goes on
             return MutantResult(mutation, ERROR, reason=one_line(f"could not write the mutant: {e}"))
-        results, failed = self._grade(source, cases_for(self.lab, mutation), stop_early=True)
-        self._forget(source)
+        try:
+            results, failed = self._grade(source, cases_for(self.lab, mutation), stop_early=True)
+        except Exception as e:  # noqa: BLE001 - the grader failed on this mutant: say so, go on with the next
+            return MutantResult(mutation, ERROR, IE, reason=one_line(f"the grader failed on this mutant: "
+                                                                       f"{type(e).__name__}: {e}"))
+        finally:
+            self._forget(source)
         seconds = time.monotonic() - start
         if failed is None:
             status = EQUIVALENT if mutation.equivalent else SURVIVED
