@@ -7,6 +7,7 @@
     python3 -m grader cases <lab> [--cases all]
     python3 -m grader secret                 (a fresh secret for hidden testcases)
     python3 -m grader batch <lab> <folder> [--scheduler local|slurm] [--jobs N]   (a whole class)
+    python3 -m grader mutants <lab> [--gpu] [--only NAME...]   (the kill rate of the lab's cases)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from grader.cases import prepare, sha256_of
 from grader.grade import Grader, Source, build_dir_for
 from grader.gpu import has_gpu
 from grader.labs import ConfigError, load_lab
+from grader.mutants import add_parser as add_mutants_parser
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
 from grader.sandbox import MODES, SandboxError
@@ -204,6 +206,7 @@ def parser() -> argparse.ArgumentParser:
     secret.set_defaults(func=cmd_secret)
 
     add_batch_parsers(sub, GROUPS, _fail)
+    add_mutants_parser(sub, _fail)
     return p
 
 
