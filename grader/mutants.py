@@ -61,6 +61,7 @@ from pathlib import Path
 
 from grader.grade import Grader, Source, build_dir_for
 from grader.labs import Case, Lab, load_lab
+from grader.program_files import remove_tree
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader.intake import intake, safe_id
 from grader.sandbox import MODES
@@ -325,11 +326,12 @@ class MutantRunner:
     def _grade(self, source: Source, cases: list[Case], stop_early: bool):
         """(results, the first result that is not AC or None)."""
         grader = Grader(self.lab, source, emu=self.emu, asan=self.asan, sandbox=self.sandbox, log=lambda *_: None)
+        build = grader.build()  # once: each case below is graded from it
         results = []
         for case in cases:
             limit = self.limits.get(case.name, case.time_limit_s)
             grader.cases = [dataclasses.replace(case, time_limit_s=limit)]
-            result = grader.grade().results[0]
+            result = grader.grade(build).results[0]
             if result.verdict == TLE and limit < case.time_limit_s:
                 result.reason += f" (a mutant's limit: {LIMIT_FACTOR:g} x the reference's time, at least {LIMIT_MIN_S:g} s)"
             results.append(result)
@@ -342,9 +344,10 @@ class MutantRunner:
 
     def _forget(self, source: Source) -> None:
         if not self.keep:
-            build_dir = build_dir_for(source, self.emu, self.asan)
-            shutil.rmtree(build_dir, ignore_errors=True)
-            shutil.rmtree(BUILD_DIR / "grading" / build_dir.name, ignore_errors=True)
+            for asan in {self.asan, self.emu}:  # under the emulator the grader's checks build with ASan
+                build_dir = build_dir_for(source, self.emu, asan)
+                remove_tree(build_dir)
+                remove_tree(BUILD_DIR / "grading" / build_dir.name)
 
     def baseline(self) -> None:
         """Grades the unchanged reference through the same path; sets each case's limit."""

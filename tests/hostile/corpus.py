@@ -43,7 +43,7 @@ ESCAPED = [Path("/tmp/labkit-hostile-escaped.txt"), BUILD_DIR / "hostile-escaped
 class Expect:
     verdict: str
     reason: str  # a part of the reason
-    verdict_off: str | None = None  # with the sandbox off, when it differs (a known hole)
+    verdict_off: str | None = None  # with the sandbox off, when it differs (a known hole; "*": any)
     reason_off: str | None = None
     flagged: str = ""  # a part of the timing note when the timing must be flagged
     gpu_only: bool = False  # meaningless under the emulator
@@ -69,9 +69,11 @@ EXPECTED = {
     "daemon": Expect("CE", "calls execv"),  # grader/tests/test_sandbox.py runs one
     "read_secret": Expect("RE", "secret: (none)"),
     # build-time theft: the build sees only the submission, the harness and the toolchain
-    "include_solution": Expect("CE", "No such file", "CE", "error"),  # off: compiled un-rewritten under EMU; on a GPU it would be AC
-    "include_build": Expect("CE", "No such file", "AC", "correct"),
-    "incbin_expected": Expect("CE", "small.expected", "AC", "correct"),
+    # With the sandbox off these are holes whose verdict depends on what the build folder holds
+    # (under EMU the included solution is not rewritten: CE; on a GPU: AC): SECURITY.md says so.
+    "include_solution": Expect("CE", "No such file", "*", ""),
+    "include_build": Expect("CE", "No such file", "*", ""),
+    "incbin_expected": Expect("CE", "small.expected", "*", ""),
     "self_include": Expect("CE", "nested depth"),
     "macro_bomb": Expect("CE", "memory"),
     "calls_system": Expect("CE", "calls system"),
@@ -176,7 +178,7 @@ def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log
             verdict, reason = expect.verdict, expect.reason
             if not sandbox_active:
                 verdict, reason = expect.verdict_off or verdict, expect.reason_off or reason
-            ok = result.verdict == verdict and reason in result.reason
+            ok = verdict == "*" or (result.verdict == verdict and reason in result.reason)
             log(f"{'ok ' if ok else 'BAD'} {name:15s} {result.verdict:4s} {time.monotonic() - start:5.1f}s  "
                 f"{result.reason[:110]}")
             if not ok:
