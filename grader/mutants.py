@@ -29,10 +29,11 @@ Where mutants come from (nothing here names a lab):
         note = "why it may survive"          # optional, when no checker would help
   - automatic mutants, made from every solution file: each `__syncthreads();` dropped, one at a
     time (sync-dropped), and each rounded-up division `(a + b - 1) / b` rounded down to `a / b`
-    (grid-rounded-down). They are named <kind>@<file>:<line>; mutants.toml's [equivalent] table
-    marks one equivalent by that name ("sync-dropped@fw.c:37" = "why"), its [caught_by] table
-    names the checker one needs ("sync-dropped@gpu.c:43" = "racecheck"), its [note] table says
-    why one may survive otherwise ("sync-dropped@matmul.c:311" = "in matmul_fast, which no case
+    (grid-rounded-down). They are named <kind>@<file>:<function>#<n>, the n-th in that function;
+    mutants.toml's [equivalent] table marks one equivalent by that name ("sync-dropped@fw.c:fwStepK#1"
+    = "why"), its [caught_by] table names the checker one needs ("sync-dropped@gpu.c:phase1_kernel#1"
+    = "racecheck"), its [note] table says why one may survive otherwise
+    ("sync-dropped@matmul.c:fast_kernel#1" = "in matmul_fast, which no case
     runs"). A name there that no automatic mutant has is an error (the file changed: look again).
 
 How a mutant is graded: first the unchanged reference, through the same path; it must get full
@@ -195,10 +196,29 @@ def automatic_mutations(lab_dir: Path) -> list[Mutation]:
                     continue
                 find = match.group(0)
                 occurrence = text.count(find, 0, match.start()) + 1  # non-overlapping is enough here
-                line = text.count("\n", 0, match.start()) + 1
-                found.append(Mutation(f"{kind}@{path.name}:{line}", path.name, find, replace(match), kind,
+                function = _enclosing_function(text, match.start())
+                # Named by the function and the place in it, not by line: an edit elsewhere in the
+                # file must not rename the mutants that mutants.toml speaks of.
+                nth = sum(1 for m in pattern.finditer(text[:match.start()])
+                          if _enclosing_function(text, m.start()) == function and not _in_comment(text, m.start())) + 1
+                found.append(Mutation(f"{kind}@{path.name}:{function}#{nth}", path.name, find, replace(match), kind,
                                       occurrence=occurrence))
     return found
+
+
+_DEFINITION = re.compile(r"^[A-Za-z_][^;{}]*\(.*$", re.M)  # a line in column 0 with a '(' and no ';'
+_NOT_A_NAME = {"if", "for", "while", "switch", "return", "sizeof", "__launch_bounds__", "__align__"}
+
+
+def _enclosing_function(text: str, at: int) -> str:
+    """The name of the function whose definition begins nearest before `at`, at the start of
+    a line (the kit's C style: definitions start in column 0)."""
+    name = "top"
+    for match in _DEFINITION.finditer(text, 0, at):
+        called = [n for n in re.findall(r"([A-Za-z_]\w*)\s*\(", match.group(0)) if n not in _NOT_A_NAME]
+        if called:
+            name = called[0]
+    return name
 
 
 def _in_comment(text: str, at: int) -> bool:

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from grader import cli
-from grader.labs import load_lab
+from grader.labs import lab_ids, load_lab
 from grader.mutants import (EQUIVALENT, KILLED, STILLBORN, SURVIVED, Mutation, MutantRunner, MutationError,
                             apply_mutation, automatic_mutations, load_mutations)
 from grader.paths import SOLUTIONS_DIR
@@ -142,3 +142,14 @@ def test_command_line_errors_say_what_to_do(capsys):
     listed = capsys.readouterr().out.splitlines()
     assert len(listed) == len(load_mutations(load_lab("increment")))
     assert any("[caught by: asan]" in line for line in listed)
+
+
+@pytest.mark.parametrize("lab_id", lab_ids())
+def test_every_labs_mutants_file_matches_its_solution(lab_id):
+    """Each mutation applies to the reference as it is now, and each name mutants.toml gives an
+    automatic mutant exists (an edit of the solution must not leave the table behind)."""
+    from grader.mutants import apply_mutation, load_mutations
+    lab = load_lab(lab_id)
+    for mutation in load_mutations(lab):
+        text = (SOLUTIONS_DIR / lab_id / mutation.file).read_text()
+        assert apply_mutation(text, mutation, f"{lab_id}/{mutation.file}") != text, mutation.name
