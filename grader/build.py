@@ -29,7 +29,7 @@ from pathlib import Path
 from grader.gpu import gpu_arch
 from grader.labs import Lab
 from grader.limits import Limits, MB
-from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, STARTER_DIR
+from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.program_files import remove_tree
 from grader.run import run_program
 from grader.sandbox import Mount, Sandbox, clean_env, sandbox_for
@@ -152,10 +152,12 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
         return failed
     src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
     src_dir = src_root / lab.id if (src_root / lab.id).is_dir() else src_root
-    # The student's part always from nothing: an object left by an earlier build (one made with
+    # A submission's part always from nothing: an object left by an earlier build (one made with
     # the sandbox off, or from other files of the same name) must never be linked into this one.
-    # Only this lab's folder goes: build/starter/ also holds the student's own builds of the others.
-    remove_tree(build_dir / lab.id)
+    # The kit's own trees (starter/, solutions/) keep make's timestamps: two gradings of the
+    # reference at once must not pull its programs from under each other.
+    if not any(src_root == Path(tree).resolve() for tree in (STARTER_DIR, SOLUTIONS_DIR)):
+        remove_tree(build_dir / lab.id)
     build_dir.mkdir(parents=True, exist_ok=True)
     (build_dir / "obj").mkdir(exist_ok=True)
     sandbox = sandbox or sandbox_for(None)

@@ -55,10 +55,10 @@ def test_occurrence_picks_which_one_and_must_exist():
 def test_automatic_mutants_skip_comments_and_round_grids_down(tmp_path):
     (tmp_path / "k.c").write_text(KERNEL)
     found = {m.name: m for m in automatic_mutations(tmp_path)}
-    assert sorted(found) == ["grid-rounded-down@k.c:10", "sync-dropped@k.c:5", "sync-dropped@k.c:8"]
-    rounded = apply_mutation(KERNEL, found["grid-rounded-down@k.c:10"], "k.c")
+    assert sorted(found) == ["grid-rounded-down@k.c:launch#1", "sync-dropped@k.c:k#1", "sync-dropped@k.c:k#2"]
+    rounded = apply_mutation(KERNEL, found["grid-rounded-down@k.c:launch#1"], "k.c")
     assert "k<<<n / block, block>>>" in rounded
-    dropped = apply_mutation(KERNEL, found["sync-dropped@k.c:8"], "k.c").splitlines()
+    dropped = apply_mutation(KERNEL, found["sync-dropped@k.c:k#2"], "k.c").splitlines()
     assert dropped[4] == "    __syncthreads();" and dropped[7] == "    ;"
 
 
@@ -78,8 +78,8 @@ def test_data_file_errors_say_where_and_what_to_do(tmp_path):
     bad_kind = twice.replace("copy-skipped", "typo")
     with pytest.raises(MutationError, match="kind 'typo' is not one of sync-dropped"):
         load_mutations(lab, _lab_dir(tmp_path / "2", bad_kind))
-    stale = '[equivalent]\n"sync-dropped@increment.c:99" = "why"\n'
-    with pytest.raises(MutationError, match=r"no automatic mutant has that name .*grid-rounded-down@increment.c:41"):
+    stale = '[equivalent]\n"sync-dropped@increment.c:old_function#1" = "why"\n'
+    with pytest.raises(MutationError, match=r"no automatic mutant has that name .*grid-rounded-down@increment.c:launch_increment#1"):
         load_mutations(lab, _lab_dir(tmp_path / "3", stale))
 
 
