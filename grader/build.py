@@ -104,7 +104,8 @@ def make_args(*, emu: bool, asan: bool, arch: str | None) -> list[str]:
 
 
 @contextmanager
-def _lock(name: str):
+def build_lock(name: str):
+    """An exclusive lock between grading processes (batch workers side by side), by name."""
     path = BUILD_DIR / "locks" / f"{name}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as f:
@@ -118,7 +119,7 @@ def build_harness(lab: Lab, *, emu: bool, asan: bool, arch: str | None) -> tuple
     folder = BUILD_DIR / "harness" / flavor(emu, asan, arch)
     cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), f"{lab.id}-harness", f"BUILD={folder}",
            *make_args(emu=emu, asan=asan, arch=arch)]
-    with _lock(f"harness-{folder.name}"):
+    with build_lock(f"harness-{folder.name}"):
         outcome = run_program(cmd, time_limit_s=BUILD_TIME_LIMIT_S, env=dict(os.environ))
     if outcome.exit_code != 0:
         log = outcome.stdout + outcome.stderr

@@ -146,7 +146,12 @@ GlobalWriteLog::Store *GlobalWriteLog::Shard::find_or_add(std::uintptr_t address
 {
     if (2 * (used + 1) > slots.size()) grow(launch);
     std::size_t mask = slots.size() - 1;
-    for (std::size_t i = (std::size_t)(address >> 2) & mask;; i = (i + 1) & mask) {
+    // A shard holds 64 KiB runs of addresses 4 MiB apart (write() deals them round-robin): the
+    // run's number picks a 16 Ki-slot stretch of the table and the word within the run its slot,
+    // so consecutive stores stay on consecutive slots and two runs never pile onto the same
+    // slots (indexed by the address alone they did: a 4M-element kernel then took minutes).
+    std::size_t start = (std::size_t)(((address >> 22) << 14) + ((address >> 2) & 0x3FFF));
+    for (std::size_t i = start & mask;; i = (i + 1) & mask) {
         Slot &slot = slots[i];
         if (slot.launch != launch) {
             slot = Slot{address, launch, store};
