@@ -29,15 +29,18 @@ def gpu_arch() -> str | None:
     return f"sm_{first}" if proc.returncode == 0 and first.isdigit() else None
 
 
-def gpu_count() -> int:
-    """The GPUs a program here may use: CUDA_VISIBLE_DEVICES when set, else all nvidia-smi lists."""
+def gpu_ids() -> list[str]:
+    """The GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else all nvidia-smi lists."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
-        return len([g for g in visible.split(",") if g.strip() and g.strip() != "-1"])
-    if not shutil.which("nvidia-smi"):
-        return 0
+        return [g.strip() for g in visible.split(",") if g.strip() and g.strip() != "-1"]
     try:
         proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
-        return 0
-    return sum(line.startswith("GPU ") for line in proc.stdout.splitlines()) if proc.returncode == 0 else 0
+        return []
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("GPU ")] if proc.returncode == 0 else []
+    return [str(i) for i in range(len(lines))]
+
+
+def gpu_count() -> int:
+    return len(gpu_ids())

@@ -19,7 +19,8 @@ from grader import hidden
 from grader.batch import (NOT_GRADED, REFUSED, BatchError, Plan, Progress, build_only, chunks,
                           discover, grading_key, is_final, prepare_shared, read_record, run_task,
                           summary_rows, write_summary)
-from grader.batch.local import LocalRunner, gpu_ids
+from grader.batch.local import LocalRunner
+from grader.gpu import gpu_ids
 from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
 from grader.labs import load_lab
 from grader.sandbox import MODES

@@ -30,19 +30,6 @@ from grader.paths import KIT_ROOT
 TASK_COMMAND = [sys.executable, "-m", "grader", "batch-task"]
 
 
-def gpu_ids() -> list[str]:
-    """The GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else all nvidia-smi lists."""
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        return [g.strip() for g in visible.split(",") if g.strip() and g.strip() != "-1"]
-    try:
-        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("GPU ")] if proc.returncode == 0 else []
-    return [str(i) for i in range(len(lines))]
-
-
 def grading_time_limit_s(plan: Plan) -> float:
     """A ceiling for one submission's whole grading: its build, then every case (and the
     reference's timed run of it) to its limit, with room to spare. Past it the process is killed."""
