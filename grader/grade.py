@@ -284,21 +284,27 @@ class Grader:
         runs = [("", checked, False)]
         if case.program in self.lab.multi_device_programs:
             if self.emu:
-                runs = [(f"on {n} emulated devices", {**checked, "CUDA_EMU_DEVICES": str(n)}, False)
-                        for n in self.lab.device_counts]
+                runs = [self._emulated_devices(n, checked, False) for n in self.lab.device_counts]
             else:
                 gpus = gpu_count()
                 runs = [(f"on {gpus} GPU{'s' if gpus != 1 else ''}", {}, False)]
                 if gpus < max(self.lab.device_counts, default=0):
                     # Too few GPUs here to exercise the exchange: the emulator runs it on more.
-                    runs += [(f"on {n} emulated devices", {"CUDA_EMU_DEVICES": str(n)}, True)
-                             for n in self.lab.device_counts if n > gpus]
+                    runs += [self._emulated_devices(n, {}, True) for n in self.lab.device_counts if n > gpus]
         if self.emu and self.checks:
             seed = zlib.crc32(f"{self.lab.id}/{case.name}".encode()) % 1000 + 1
             label, env, emulated = runs[-1]
             order = f"threads in a random order (EMU_SCHEDULE=random:{seed})"
             runs.append((f"{label}, {order}" if label else order, {**env, "EMU_SCHEDULE": f"random:{seed}"}, emulated))
         return runs
+
+    def _emulated_devices(self, n: int, env: dict[str, str], emulated: bool) -> tuple[str, dict[str, str], bool]:
+        """A run on n emulated devices; without peer access where lab.toml says so, so that the
+        program's path through the host runs too."""
+        env = {**env, "CUDA_EMU_DEVICES": str(n)}
+        if n in self.lab.no_peer_counts:
+            return f"on {n} emulated devices without peer access", {**env, "CUDA_EMU_PEER_ACCESS": "0"}, emulated
+        return f"on {n} emulated devices", env, emulated
 
     def _emulated(self, program: str) -> Path | None:
         """The emulated build of a program, for the multi-device runs of a node with too few GPUs."""

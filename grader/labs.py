@@ -67,6 +67,7 @@ class Lab:
     # [devices]: programs that must work on any number of GPUs, and the counts each is graded on
     multi_device_programs: tuple[str, ...] = ()
     device_counts: tuple[int, ...] = ()
+    no_peer_counts: tuple[int, ...] = ()  # of those, the counts emulated without peer access
 
     @property
     def testcases_dir(self) -> Path:
@@ -138,6 +139,12 @@ def load_lab(lab_id: str) -> Lab:
         if case.program not in programs:
             raise ConfigError(f"{cases_path}: case {case.name!r} runs {case.program!r}, "
                               f"which is not one of the lab's programs {programs}")
+    devices = config.get("devices", {})
+    device_counts = tuple(int(c) for c in devices.get("counts", [2, 3]))
+    no_peer_counts = tuple(int(c) for c in devices.get("without_peer_access", []))
+    if not set(no_peer_counts) <= set(device_counts):
+        raise ConfigError(f"labs/{lab_id}/lab.toml: [devices] without_peer_access {list(no_peer_counts)} names a "
+                          f"count that is not in counts {list(device_counts)}")
     return Lab(
         id=lab_id,
         title=config.get("title", lab_id),
@@ -151,6 +158,7 @@ def load_lab(lab_id: str) -> Lab:
         limits=lab_limits(config.get("limits", {}), f"labs/{lab_id}/lab.toml"),
         sanitize=dict(config.get("sanitize", {})),
         symbols={key: [str(p) for p in config.get("symbols", {}).get(key, [])] for key in ("forbid", "allow")},
-        multi_device_programs=tuple(config.get("devices", {}).get("programs", [])),
-        device_counts=tuple(int(c) for c in config.get("devices", {}).get("counts", [2, 3])),
+        multi_device_programs=tuple(devices.get("programs", [])),
+        device_counts=device_counts,
+        no_peer_counts=no_peer_counts,
     )

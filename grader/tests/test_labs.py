@@ -64,3 +64,31 @@ def test_missing_nvcc_says_what_to_do():
     assert proc.returncode != 0
     assert "nvcc not found (NVCC=/nonexistent/nvcc)" in proc.stderr
     assert "EMU=1" in proc.stderr
+
+
+def test_multi_device_runs_include_devices_without_peer_access():
+    """apsp's multigpu runs on 2 emulated devices with peer access and on 3 without, so that both
+    of its exchange paths (peer copies, and through the host) are graded."""
+    from grader.grade import Grader, Source
+    from grader.paths import SOLUTIONS_DIR
+    lab = load_lab("apsp")
+    assert lab.no_peer_counts == (3,)
+    grader = Grader(lab, Source("solution", SOLUTIONS_DIR / "apsp"), emu=True, log=lambda *_: None)
+    case = next(c for c in lab.cases if c.program == "multigpu")
+    runs = {label: env for label, env, _ in grader._runs(case)}
+    assert runs["on 2 emulated devices"]["CUDA_EMU_DEVICES"] == "2"
+    assert "CUDA_EMU_PEER_ACCESS" not in runs["on 2 emulated devices"]
+    assert runs["on 3 emulated devices without peer access"]["CUDA_EMU_PEER_ACCESS"] == "0"
+
+
+def test_devices_without_peer_access_must_be_among_the_counts(tmp_path, monkeypatch):
+    import grader.labs as labs
+    source = labs.LABS_DIR / "apsp" / "lab.toml"
+    lab_dir = tmp_path / "apsp"
+    lab_dir.mkdir()
+    (lab_dir / "lab.toml").write_text(source.read_text().replace("without_peer_access = [3]",
+                                                                  "without_peer_access = [4]"))
+    monkeypatch.setattr(labs, "LABS_DIR", tmp_path)
+    monkeypatch.setattr(labs, "TESTCASES_DIR", labs.TESTCASES_DIR)
+    with pytest.raises(ConfigError, match=r"without_peer_access \[4\] names a count that is not in counts \[2, 3\]"):
+        load_lab("apsp")

@@ -96,6 +96,34 @@ TEST(MultiDevice, PeerAccessAndPeerCopies)
     ASSERT_CUDA_OK(cudaSetDevice(0));
 }
 
+// CUDA_EMU_PEER_ACCESS=0 emulates GPUs that cannot reach each other's memory: no peer access,
+// and cudaMemcpyPeer still works (CUDA stages it). True when every step went as CUDA's would.
+static bool devices_without_peer_access_behave()
+{
+    setenv("CUDA_EMU_PEER_ACCESS", "0", 1);
+    setenv("EMU_QUIET", "1", 1);
+    int can = -1;
+    bool right = cudaDeviceCanAccessPeer(&can, 0, 1) == cudaSuccess && can == 0;
+    right = right && cudaDeviceEnablePeerAccess(1, 0) == cudaErrorPeerAccessUnsupported;
+    cudaGetLastError();
+    int *on[2] = {nullptr, nullptr};
+    int value = 42, back = 0;
+    for (int d = 0; d < 2; ++d)
+        right = right && cudaSetDevice(d) == cudaSuccess && cudaMalloc(&on[d], sizeof(int)) == cudaSuccess;
+    right = right && cudaMemcpy(on[0], &value, sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess;
+    right = right && cudaMemcpyPeer(on[1], 1, on[0], 0, sizeof(int)) == cudaSuccess;
+    right = right && cudaMemcpy(&back, on[1], sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
+    return right && back == value;
+}
+
+// The runtime reads the variable once, so the check runs in a fresh process (a threadsafe death
+// test re-executes this binary).
+TEST(MultiDevice, WithoutPeerAccessCopiesStillWork)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(std::exit(devices_without_peer_access_behave() ? 0 : 1), ::testing::ExitedWithCode(0), "");
+}
+
 TEST(MultiDevice, OneHostThreadPerDeviceLaunchingAtOnce)
 {
     // The multi-GPU lab's shape: a CPU thread per device, each launching on its own device.

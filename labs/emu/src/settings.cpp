@@ -53,4 +53,14 @@ int emulated_device_count()
     return count;
 }
 
+// 0 emulates GPUs that cannot reach each other's memory (as on nodes whose GPUs sit on different
+// PCIe root complexes): cudaDeviceCanAccessPeer answers 0, so a multi-GPU program must take its
+// other path, through the host.
+bool peer_access_between_devices()
+{
+    static const bool on =
+        number_from_environment("CUDA_EMU_PEER_ACCESS", 1, 0, 1, "1 (peer access between devices) or 0 (none)") != 0;
+    return on;
+}
+
 }  // namespace cudaemu

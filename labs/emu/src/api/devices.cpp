@@ -246,7 +246,7 @@ cudaError_t cudaDeviceCanAccessPeer(int *can_access, int device, int peer)
     if (!can_access) return fail(cudaErrorInvalidValue, "cudaDeviceCanAccessPeer(NULL, ...): pass the address of an int");
     if (!is_device(device)) return invalid_device("cudaDeviceCanAccessPeer", device);
     if (!is_device(peer)) return invalid_device("cudaDeviceCanAccessPeer", peer);
-    *can_access = device != peer;  // CUDA answers 0 for a device and itself
+    *can_access = device != peer && peer_access_between_devices();  // 0 for a device and itself
     return cudaSuccess;
 }
 
@@ -258,6 +258,11 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
                     "always reaches its own memory",
                     peer);
     if (flags != 0) return fail(cudaErrorInvalidValue, "cudaDeviceEnablePeerAccess: flags must be 0");
+    if (!peer_access_between_devices())
+        return fail(cudaErrorPeerAccessUnsupported, "cudaDeviceEnablePeerAccess(%d): these devices have no peer access "
+                    "(CUDA_EMU_PEER_ACCESS=0, as GPUs on different PCIe root complexes); ask "
+                    "cudaDeviceCanAccessPeer first, and copy through the host where it answers 0",
+                    peer);
     std::lock_guard<std::mutex> lock(state_mutex);
     if (!states()[(std::size_t)tls_device].peers.insert(peer).second) return record_error(cudaErrorPeerAccessAlreadyEnabled);
     return cudaSuccess;
