@@ -23,7 +23,7 @@ from grader.build import build_lab
 from grader.cases import prepare, sha256_of
 from grader.grade import Grader, Source, build_dir_for
 from grader.gpu import has_gpu
-from grader.labs import ConfigError, load_lab
+from grader.labs import CASE_SELECTIONS, ConfigError, load_lab
 from grader.mutants import add_parser as add_mutants_parser
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
@@ -31,7 +31,6 @@ from grader.sandbox import MODES, SandboxError
 from grader.intake import SubmissionError, intake, safe_id, unpack
 from grader.submit import package
 
-GROUPS = {"public": ("public",), "large": ("large",), "all": ("public", "large")}
 
 
 def _fail(message: str) -> int:
@@ -73,7 +72,7 @@ def cmd_check(args) -> int:
         return _fail(no_gpu_message(lab.id))
     if args.sanitize and args.emu:
         return _fail("--sanitize runs NVIDIA's compute-sanitizer on a GPU; under --emu use --asan")
-    grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=GROUPS[args.cases],
+    grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
                     keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print,
                     sandbox="off" if args.no_sandbox else args.sandbox, secret_file=args.secret_file,
                     sanitize=False if args.no_sanitize else (True if args.sanitize else None),
@@ -136,7 +135,7 @@ def cmd_secret(args) -> int:
 def cmd_cases(args) -> int:
     """Makes (or checks) the lab's testcases and prints each file's SHA-256 for the manifest."""
     lab = load_lab(args.lab)
-    for case in (c for c in lab.cases if c.group in GROUPS[args.cases]):
+    for case in (c for c in lab.cases if c.group in CASE_SELECTIONS[args.cases]):
         ready = prepare(lab, case, check=not args.print_sha)
         input_sha = sha256_of(ready.input_path) if ready.input_path else "-"
         print(f"{case.name}: input_sha256 = {input_sha}  expected_sha256 = {sha256_of(ready.expected_path)}")
@@ -156,7 +155,7 @@ def parser() -> argparse.ArgumentParser:
                        "(the default where no GPU is found)")
     check.add_argument("--gpu", action="store_true", help="the GPU build even where no GPU is found")
     check.add_argument("--asan", action="store_true", help="with --emu: AddressSanitizer on")
-    check.add_argument("--cases", choices=sorted(GROUPS), default="public")
+    check.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default="public")
     check.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
     check.add_argument("--gradescope", type=Path, metavar="FILE", help="write Gradescope's results.json")
     check.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
@@ -198,14 +197,14 @@ def parser() -> argparse.ArgumentParser:
 
     cases = sub.add_parser("cases", help="make the lab's testcases and print their SHA-256")
     cases.add_argument("lab")
-    cases.add_argument("--cases", choices=sorted(GROUPS), default="all")
+    cases.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default="all")
     cases.add_argument("--print-sha", action="store_true", help="don't check against the manifest")
     cases.set_defaults(func=cmd_cases)
 
     secret = sub.add_parser("secret", help="print a fresh secret for hidden testcases (keep it out of the kit)")
     secret.set_defaults(func=cmd_secret)
 
-    add_batch_parsers(sub, GROUPS, _fail)
+    add_batch_parsers(sub, _fail)
     add_mutants_parser(sub, _fail)
     return p
 

@@ -17,6 +17,19 @@ class ConfigError(Exception):
     """A lab.toml or cases.toml that is missing or malformed; the message says where."""
 
 
+# A case's group says who runs it. The optional cases check the optional versions and the
+# explorations of the reference (matmul_fast, fw --version columns, ...): a student's stub there
+# is no fault, so they are worth nothing; they keep the kit's own code honest (grader mutants).
+PUBLIC, LARGE, OPTIONAL = "public", "large", "optional"
+CASE_GROUPS = {
+    PUBLIC: "small: make check runs them, under the emulator too",
+    LARGE: "GPU-sized: --cases all",
+    OPTIONAL: "the optional versions and explorations, 0 points: --cases optional, and grader mutants",
+}
+# What `grader check --cases` and `grader batch --cases` take.
+CASE_SELECTIONS = {PUBLIC: (PUBLIC,), LARGE: (LARGE,), "all": (PUBLIC, LARGE), OPTIONAL: (OPTIONAL,)}
+
+
 @dataclass(frozen=True)
 class Compare:
     format: str = "f32"  # f32 | i32 | text
@@ -35,7 +48,7 @@ class Timing:
 @dataclass(frozen=True)
 class Case:
     name: str
-    group: str  # "public" (run by make check) or "large" (GPU-sized, run with --cases all)
+    group: str  # one of CASE_GROUPS
     program: str
     args: tuple[str, ...]
     points: float
@@ -89,14 +102,21 @@ def _read_toml(path: Path) -> dict:
 
 
 def _case(raw: dict, where: str, lab_compare: Compare) -> Case:
+    group = raw.get("group", PUBLIC)
+    if group not in CASE_GROUPS:
+        raise ConfigError(f"{where}: case {raw.get('name', '?')!r} has group {group!r}; a group is one of "
+                          + "; ".join(f"{g} ({meaning})" for g, meaning in CASE_GROUPS.items()))
+    if group == OPTIONAL and float(raw.get("points", 0)) != 0:
+        raise ConfigError(f"{where}: case {raw.get('name', '?')!r} is optional, so it is worth 0 points "
+                          f"(a student's stub of an optional part is no fault); say points = 0")
     try:
         compare = Compare(**{**lab_compare.__dict__, **raw["compare"]}) if "compare" in raw else None
         return Case(
             name=raw["name"],
-            group=raw.get("group", "public"),
+            group=group,
             program=raw["program"],
             args=tuple(str(a) for a in raw["args"]),
-            points=float(raw.get("points", 1)),
+            points=float(raw.get("points", 0 if group == OPTIONAL else 1)),
             time_limit_s=float(raw.get("time_limit_s", 60)),
             params=dict(raw.get("params", {})),
             input=raw.get("input"),

@@ -1,14 +1,15 @@
-"""Mutation testing of the kit's own cases: do the public cases catch the mistakes students make?
+"""Mutation testing of the kit's own cases: do the cases catch the mistakes students make?
 
     python3 -m grader mutants <lab> [--gpu | --asan] [--only NAME ...] [--list] [--json FILE]
 
 A mutant is the reference solution (solutions/<lab>/) with one realistic mistake in it. Each one
 is written into a fresh folder, taken in as a submission would be (intake.py) and graded through
-the grader's own API (Grader, Source "sub-mutant-<lab>-<name>") on the lab's public cases, under
+the grader's own API (Grader, Source "sub-mutant-<lab>-<name>") on the lab's public cases and its
+optional ones (worth 0 points: they run the reference's optional versions and explorations), under
 the CPU emulator (on a GPU with --gpu). Its status:
 
-    killed      less than full marks on some public case: the cases caught the mistake
-    SURVIVED    full marks: no public case tells this mistake from the reference
+    killed      some case not AC (or short of its points): the cases caught the mistake
+    SURVIVED    every case AC: no case tells this mistake from the reference
     equivalent  declared to compute the same thing on every valid input (with why); not counted
     stillborn   does not compile: the mutation is written wrong (not a kill, not counted)
 
@@ -61,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.grade import Grader, Source, build_dir_for
-from grader.labs import Case, Lab, load_lab
+from grader.labs import OPTIONAL, PUBLIC, Case, Lab, load_lab
 from grader.program_files import remove_tree
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader.intake import intake, safe_id
@@ -320,13 +321,14 @@ def write_mutant(lab: Lab, mutation: Mutation | None, lab_dir: Path, dest: Path)
 # ---- grading -----------------------------------------------------------------------------
 
 def cases_for(lab: Lab, mutation: Mutation | None) -> list[Case]:
-    """The public cases that can tell this mutant from the reference: those of the program whose
-    file it changes (all public cases when the file is not one program's)."""
-    public = [c for c in lab.cases if c.group == "public"]
+    """The cases that can tell this mutant from the reference: the public ones, then the optional
+    ones (which run the reference's optional versions and explorations), of the program whose file
+    it changes (all of them when the file is not one program's)."""
+    cases = [c for c in lab.cases if c.group == PUBLIC] + [c for c in lab.cases if c.group == OPTIONAL]
     if mutation is None:
-        return public
+        return cases
     program = Path(mutation.file).stem
-    return [c for c in public if c.program == program] if program in lab.programs else public
+    return [c for c in cases if c.program == program] if program in lab.programs else cases
 
 
 class MutantRunner:

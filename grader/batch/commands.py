@@ -22,7 +22,7 @@ from grader.batch import (NOT_GRADED, REFUSED, BatchError, Plan, Progress, build
 from grader.batch.local import LocalRunner
 from grader.gpu import gpu_ids
 from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
-from grader.labs import load_lab
+from grader.labs import CASE_SELECTIONS, load_lab
 from grader.sandbox import MODES
 
 
@@ -168,11 +168,11 @@ def cmd_batch_task(args) -> int:
     return run_task(plan, subs, where=where)
 
 
-def add_parsers(sub, groups: dict[str, tuple[str, ...]], fail) -> None:
+def add_parsers(sub, fail) -> None:
     """Adds `batch` and `batch-task` to the grader's command line; `fail` prints an error."""
     def run_batch(args):
         try:
-            return cmd_batch(args, groups[args.cases])
+            return cmd_batch(args, CASE_SELECTIONS[args.cases])
         except BatchError as e:
             return fail(str(e))
 
@@ -192,7 +192,7 @@ def add_parsers(sub, groups: dict[str, tuple[str, ...]], fail) -> None:
                             "slurm: array tasks at once (%%N), default 16")
     batch.add_argument("--out", metavar="DIR", help="where results go (default: <lab>-grades)")
     batch.add_argument("--emu", action="store_true", help="build and run under the CPU emulator (no GPU)")
-    batch.add_argument("--cases", choices=sorted(groups), default="public")
+    batch.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default="public")
     batch.add_argument("--regrade", action="store_true", help="grade again what is already graded")
     batch.add_argument("--chunk", type=int, default=1, metavar="K",
                        help="slurm: submissions per array task (default 1)")
