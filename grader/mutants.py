@@ -1,6 +1,6 @@
 """Mutation testing of the kit's own cases: do the cases catch the mistakes students make?
 
-    python3 -m grader mutants <lab> [--gpu | --asan] [--only NAME ...] [--list] [--json FILE]
+    python3 -m grader mutants <lab> [--gpu | --asan] [--jobs N] [--only NAME ...] [--list] [--json FILE]
 
 A mutant is the reference solution (solutions/<lab>/) with one realistic mistake in it. Each one
 is written into a fresh folder, taken in as a submission would be (intake.py) and graded through
@@ -57,6 +57,7 @@ import re
 import shutil
 import time
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -428,7 +429,10 @@ def only_run_of(lab: Lab):
 
 
 def run_lab(lab: Lab, *, emu: bool, asan: bool = False, only: list[str] | None = None,
-            sandbox: str | None = None, log=print, lab_dir: Path | None = None) -> LabRun:
+            sandbox: str | None = None, log=print, lab_dir: Path | None = None, jobs: int = 1) -> LabRun:
+    """Grades the reference, then every mutant; `jobs` mutants at a time (each has its own folders,
+    and each grading is subprocesses, so threads suffice). More than one shares the machine, and
+    on a GPU the device: a mutant's time limits (10 x the reference's, at least 5 s) leave room."""
     mutations = load_mutations(lab, lab_dir)
     if only:
         names = {m.name for m in mutations}
@@ -441,11 +445,12 @@ def run_lab(lab: Lab, *, emu: bool, asan: bool = False, only: list[str] | None =
     run = LabRun(lab.id, emu, asan)
     with only_run_of(lab):
         runner.baseline()
-        for i, mutation in enumerate(mutations, 1):
-            result = runner.grade(mutation)
-            run.results.append(result)
-            log(f"  [{i}/{len(mutations)}] {mutation.name}: {result.status} {result.verdict} "
-                f"{result.case} ({result.seconds:.1f}s)")
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            graded = pool.map(runner.grade, mutations)  # in the mutations' order, as each finishes
+            for i, (mutation, result) in enumerate(zip(mutations, graded), 1):
+                run.results.append(result)
+                log(f"  [{i}/{len(mutations)}] {mutation.name}: {result.status} {result.verdict} "
+                    f"{result.case} ({result.seconds:.1f}s)")
     return run
 
 
@@ -510,8 +515,11 @@ def cmd_mutants(args, fail) -> int:
         if args.gpu and not has_gpu():
             return fail("--gpu: no CUDA GPU found on this machine (nvidia-smi lists none); "
                         "leave --gpu out to grade the mutants under the CPU emulator")
+        if args.jobs < 1:
+            return fail(f"--jobs {args.jobs}: grade at least one mutant at a time")
         run = run_lab(lab, emu=not args.gpu, asan=args.asan, only=args.only, sandbox=args.sandbox,
-                      log=(lambda *_: None) if args.quiet else lambda line: print(line, flush=True))
+                      log=(lambda *_: None) if args.quiet else lambda line: print(line, flush=True),
+                      jobs=args.jobs)
     except MutationError as e:
         return fail(str(e))
     print(table(run))
@@ -526,6 +534,8 @@ def add_parser(sub, fail) -> None:
     p.add_argument("--gpu", action="store_true", help="grade on the GPU (default: the CPU emulator)")
     p.add_argument("--asan", action="store_true", help="with the emulator: AddressSanitizer on (as check --asan)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="only these mutants (names from --list)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="grade N mutants at a time (default 1; on a GPU the builds gain most)")
     p.add_argument("--list", action="store_true", help="list the mutants and grade nothing")
     p.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON too")
     p.add_argument("--quiet", action="store_true", help="print only the table")

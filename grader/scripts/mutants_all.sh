@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The kill rate of every lab's public cases on mutants of its reference solution
+# The kill rate of every lab's cases (public and optional) on mutants of its reference solution
 # (grader/mutants.py), one lab after the other; a benchmark of the cases, not a test.
-#   bash grader/scripts/mutants_all.sh [--gpu | --asan] [OUT]
+#   bash grader/scripts/mutants_all.sh [--gpu | --asan] [--jobs N] [OUT]
 # OUT (default build/mutants-report) gets <lab>.json and <lab>.txt (the table) for each lab, and
 # summary.txt: one line per lab with its kill rate. Under the CPU emulator a process sees one
 # device; CUDA_EMU_DEVICES=2 in the environment gives the multi-GPU programs two.
@@ -10,7 +10,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 flags=()
-while [[ $# -gt 0 && $1 == --* ]]; do flags+=("$1"); shift; done
+while [[ $# -gt 0 && $1 == --* ]]; do
+    if [[ $1 == --jobs ]]; then flags+=("$1" "${2:?--jobs needs a number}"); shift 2; else flags+=("$1"); shift; fi
+done
 out=${1:-build/mutants-report}
 mkdir -p "$out"
 : > "$out/summary.txt"
