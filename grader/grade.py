@@ -17,6 +17,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import zlib
 import tempfile
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from grader.report import Report, write_atomically
 from grader.run import RunOutcome, run_program
 from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, run_view, sandbox_for
 from grader.text import one_line
-from grader.verdict import AC, CE, IE, RE, SLOW, CaseResult, determine_verdict, runtime_error
+from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 LIMIT_FACTOR, LIMIT_FLOOR_S = 50, 30.0  # a case's time limit against the reference's time
@@ -306,6 +307,22 @@ class Grader:
             return f"on {n} emulated devices without peer access", {**env, "CUDA_EMU_PEER_ACCESS": "0"}, emulated
         return f"on {n} emulated devices", env, emulated
 
+    def _right_on_one_device(self, case: Case, program: Path, ready, passed: list[str], failed: str) -> bool:
+        """Whether a multi-device program that went wrong on several devices is right on one: then
+        the mistake is in what the devices share. A GPU node's own single GPU may have answered it
+        already (the first run); under the emulator one more run on 1 device does."""
+        devices = re.match(r"on (\d+) ", failed)
+        if case.program not in self.lab.multi_device_programs or not devices or int(devices[1]) < 2:
+            return False
+        if "on 1 GPU" in passed:  # the first run, which went right
+            return True
+        if not self.emu:
+            return False
+        outcome, output, _ = self._run(program, ready, self.work, env={"CUDA_EMU_DEVICES": "1"})
+        verdict, _ = judge(self.lab, ready, outcome, output)
+        output.remove()
+        return verdict == AC
+
     def _emulated(self, program: str) -> Path | None:
         """The emulated build of a program, for the multi-device runs of a node with too few GPUs."""
         if self._emulated_programs is None:
@@ -334,6 +351,8 @@ class Grader:
             if label.startswith("on "):  # which devices it ran on is said even when correct
                 labels.append(label.split(",")[0])
             if verdict != AC:
+                if verdict == WA and self._right_on_one_device(case, program, ready, labels, label):
+                    reason += "; right on 1 device: what the devices exchange, or the rows each one owns, is wrong"
                 reason = one_line(self._short(f"{reason} ({label})" if label else reason))
                 break
         else:
