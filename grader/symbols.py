@@ -41,6 +41,13 @@ FORBIDDEN = {
     "clone3": "another process", "__clone*": "another process",
     "posix_spawn*": "another program", "syscall": "raw system calls", "ptrace": "debugging another process",
     "process_vm_*": "another process's memory",
+    # The grader passes its settings in the environment (CUDA_EMU_DEVICES, EMU_RACECHECK, and
+    # CUDA_VISIBLE_DEVICES on a GPU node): a program that rewrote it could pick its own devices
+    # or switch the emulator's checks off. Reading it (getenv) is fine.
+    "setenv": "the environment the grader set", "putenv": "the environment the grader set",
+    "unsetenv": "the environment the grader set", "clearenv": "the environment the grader set",
+    "environ": "the environment the grader set", "__environ": "the environment the grader set",
+    "_environ": "the environment the grader set",
 }
 NM_TIME_LIMIT_S = 60
 MAX_LISTING_BYTES = 64 << 20
