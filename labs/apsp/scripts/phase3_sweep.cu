@@ -154,16 +154,20 @@ static const Variant kVariants[] = {
     {"W1 g1 own-late  unroll4 (= reference)", 1, 1, phase3_sweep<1, false, 4>},
     {"W1 g1 own-first unroll4", 1, 1, phase3_sweep<1, true, 4>},
     {"W1 g1 own-first unroll8", 1, 1, phase3_sweep<1, true, 8>},
-    {"W1 g1 own-first unroll16", 1, 1, phase3_sweep<1, true, 16>},
     {"W1 g2 own-first unroll4", 1, 2, phase3_sweep<2, true, 4>},
     {"W2 g1 own-late  unroll4", 2, 1, phase3_sweep<1, false, 4>},
     {"W2 g1 own-first unroll4", 2, 1, phase3_sweep<1, true, 4>},
-    {"W2 g1 own-first unroll8", 2, 1, phase3_sweep<1, true, 8>},
-    {"W2 g1 own-first unroll16", 2, 1, phase3_sweep<1, true, 16>},
+
     {"W2 g2 own-first unroll4", 2, 2, phase3_sweep<2, true, 4>},
     {"W4 g1 own-late  unroll4", 4, 1, phase3_sweep<1, false, 4>},
     {"W4 g1 own-first unroll4", 4, 1, phase3_sweep<1, true, 4>},
     {"W4 g2 own-first unroll4", 4, 2, phase3_sweep<2, true, 4>},
+    {"W1 g4 own-first unroll4", 1, 4, phase3_sweep<4, true, 4>},
+    {"W4 g4 own-first unroll4", 4, 4, phase3_sweep<4, true, 4>},
+    {"W8 g2 own-first unroll4", 8, 2, phase3_sweep<2, true, 4>},
+    {"W8 g4 own-first unroll4", 8, 4, phase3_sweep<4, true, 4>},
+    {"W16 g2 own-first unroll4", 16, 2, phase3_sweep<2, true, 4>},
+    {"W4 g2 own-late  unroll4", 4, 2, phase3_sweep<2, false, 4>},
 };
 
 static void run_variant(const Variant &v, int *dist, int n)
