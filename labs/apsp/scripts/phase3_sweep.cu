@@ -162,10 +162,7 @@ static const Variant kVariants[] = {
     {"W4 g1 own-late  unroll4", 4, 1, phase3_sweep<1, false, 4>},
     {"W4 g1 own-first unroll4", 4, 1, phase3_sweep<1, true, 4>},
     {"W4 g2 own-first unroll4", 4, 2, phase3_sweep<2, true, 4>},
-    {"W1 g4 own-first unroll4", 1, 4, phase3_sweep<4, true, 4>},
-    {"W4 g4 own-first unroll4", 4, 4, phase3_sweep<4, true, 4>},
     {"W8 g2 own-first unroll4", 8, 2, phase3_sweep<2, true, 4>},
-    {"W8 g4 own-first unroll4", 8, 4, phase3_sweep<4, true, 4>},
     {"W16 g2 own-first unroll4", 16, 2, phase3_sweep<2, true, 4>},
     {"W4 g2 own-late  unroll4", 4, 2, phase3_sweep<2, false, 4>},
 };
