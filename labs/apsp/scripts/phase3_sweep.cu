@@ -11,7 +11,9 @@
 //           over W * 64 values, the thread's 8 x 8 tile kept in registers all the while. Every
 //           entry is read and written once a round, so device-memory traffic falls by W
 //           (550 GB at n = 16384 and W = 1). The band (the W pivot block rows and columns) is
-//           first finished by the reference's phases 1 and 2 and a band-only phase 3.
+//           first finished by the reference's phases 1 and 2 and its band_kernel.
+// The reference (gpu.c) took the winner, W = 4 with two groups; "W1 g1 own-late" is the
+// reference before it (one pivot block a round, one output block a thread block).
 //   own     the thread's own 8 x 8 entries loaded before the pivot pieces, so that their
 //           device-memory latency overlaps the pivot pieces' loads from L2.
 //   groups  output blocks a thread block (64 threads each), sharing the pivot-column piece.
@@ -23,27 +25,6 @@
 
 #include "../../../solutions/apsp/gpu.c"
 #include "seeded.h"
-
-// The band of a round of width W: blocks first .. first + width - 1 of the diagonal. After
-// pivot p of the band went through phases 1 and 2, the band's other blocks take pivot p:
-// grid (blocks, 2 * width); y / 2 picks the band's block q, y % 2 its row (q, b) or column (b, q).
-// Blocks of both (b in the band) are done by the row part only, so each block has one writer.
-__global__ void __launch_bounds__(TILE_THREADS) band_kernel(int *dist, int n_padded, int p, int first, int width)
-{
-    int q = first + blockIdx.y / 2, b = blockIdx.x;
-    if (q == p || b == p)
-        return;
-    bool row_part = blockIdx.y % 2 == 0;
-    if (!row_part && b >= first && b < first + width)
-        return;
-    int R = row_part ? q : b, C = row_part ? b : q;
-    __shared__ __align__(16) int left_t[BLOCK][BLOCK];
-    __shared__ __align__(16) int right[BLOCK][BLOCK];
-    load_block_transposed(left_t, dist, n_padded, R, p);
-    load_block(right, dist, n_padded, p, C);
-    __syncthreads();
-    min_plus_into(dist, n_padded, R, C, left_t, right);
-}
 
 template <int kUnroll, int kThreads>
 __device__ __forceinline__ void load_piece(int (*block)[BLOCK], const int *src, int n_padded, int t)
@@ -146,11 +127,11 @@ typedef void (*Phase3Fn)(int *, int, int, int);
 struct Variant {
     const char *name;
     int width, groups;
-    Phase3Fn kernel;  // NULL: the reference's run_round
+    Phase3Fn kernel;  // NULL: the reference's own rounds (gpu.c's run_round)
 };
 
 static const Variant kVariants[] = {
-    {"reference (gpu.c)", 1, 1, NULL},
+    {"reference (gpu.c: W4 g2 own-late)", 4, 2, NULL},
     {"W1 g1 own-late  unroll4 (= reference)", 1, 1, phase3_sweep<1, false, 4>},
     {"W1 g1 own-first unroll4", 1, 1, phase3_sweep<1, true, 4>},
     {"W1 g1 own-first unroll8", 1, 1, phase3_sweep<1, true, 8>},
@@ -171,8 +152,8 @@ static void run_variant(const Variant &v, int *dist, int n)
 {
     int blocks = n / BLOCK;
     if (!v.kernel) {
-        for (int round = 0; round < blocks; ++round)
-            run_round(dist, n, round);
+        for (int first = 0; first < blocks; first += ROUND_BLOCKS)
+            run_round(dist, n, first, std::min(ROUND_BLOCKS, blocks - first));
         return;
     }
     for (int first = 0; first < blocks; first += v.width) {
