@@ -1,4 +1,5 @@
-// Phase-3 variants of the blocked Floyd-Warshall, timed side by side on one GPU: the numbers
+// Phase-3 variants of the blocked Floyd-Warshall, one pivot block a round (phase3_sweep.cu has
+// the steps after these: several pivots a round), timed side by side on one GPU: the numbers
 // behind the reference's choice (handouts/apsp.md, "Going further"). Instructor tool: it
 // includes the reference solution (solutions/apsp/gpu.c) for phases 1 and 2, and times phases
 // 1 and 2 alone, the reference's phase 2 and the report's.
