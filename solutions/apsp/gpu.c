@@ -5,7 +5,9 @@
 //   phase 1: Floyd-Warshall inside the pivot block (r, r);
 //   phase 2: the blocks of pivot row r and pivot column r, through the finished pivot block;
 //   phase 3: every other block (i, j), through blocks (i, r) and (r, j), now final for round r.
-// handouts/apsp.md draws the three phases and explains the reference's phases 2 and 3.
+// handouts/apsp.md draws the three phases and explains the reference's phases 2 and 3. The
+// reference runs phase 3 once for ROUND_BLOCKS (4) pivots at a time, after the band of their
+// rows and columns went through phases 1 and 2 pivot by pivot ("band_kernel" below).
 #include "apsp.h"
 
 // The blocking factor: a block is BLOCK x BLOCK entries (64: 16 KB of shared memory). 64 unless
@@ -70,22 +72,25 @@ __global__ void phase1_kernel(int *dist, int n_padded, int round)
 #define TILE_THREADS (TILE_THREADS_SIDE * TILE_THREADS_SIDE)
 #define TILE_HALF (BLOCK / 2)          // the offset of a tile's second four rows and columns
 
-// Block (R, C) of the matrix into shared memory, as it is or transposed. 16-byte global loads;
-// for the transposed copy a warp reads 32 consecutive rows at the same k and writes 32
-// consecutive words of shared memory: no bank conflicts.
-static __device__ __forceinline__ void load_block(int (*block)[BLOCK], const int *dist, int n_padded, int R, int C)
+// Block (R, C) of the matrix into shared memory, as it is or transposed, by `threads` threads
+// (this one is number `thread`). 16-byte global loads; for the transposed copy a warp reads 32
+// consecutive rows at the same k and writes 32 consecutive words of shared memory: no bank
+// conflicts.
+static __device__ __forceinline__ void load_block(int (*block)[BLOCK], const int *dist, int n_padded, int R, int C,
+                                                  int thread, int threads)
 {
-    const int *src = dist + (size_t)R * BLOCK * n_padded + C * BLOCK;
-    for (int q = threadIdx.x; q < BLOCK * BLOCK / 4; q += TILE_THREADS) {
+    const int *src = dist + (size_t)R * BLOCK * n_padded + (size_t)C * BLOCK;
+    for (int q = thread; q < BLOCK * BLOCK / 4; q += threads) {
         int r = q / (BLOCK / 4), c = q % (BLOCK / 4) * 4;
         *(int4 *)&block[r][c] = *(const int4 *)&src[(size_t)r * n_padded + c];
     }
 }
 
-static __device__ __forceinline__ void load_block_transposed(int (*block_t)[BLOCK], const int *dist, int n_padded, int R, int C)
+static __device__ __forceinline__ void load_block_transposed(int (*block_t)[BLOCK], const int *dist, int n_padded,
+                                                             int R, int C, int thread, int threads)
 {
-    const int *src = dist + (size_t)R * BLOCK * n_padded + C * BLOCK;
-    for (int q = threadIdx.x; q < BLOCK * BLOCK / 4; q += TILE_THREADS) {
+    const int *src = dist + (size_t)R * BLOCK * n_padded + (size_t)C * BLOCK;
+    for (int q = thread; q < BLOCK * BLOCK / 4; q += threads) {
         int i = q % BLOCK, k = q / BLOCK * 4;
         int4 v = *(const int4 *)&src[(size_t)i * n_padded + k];
         block_t[k][i] = v.x;
@@ -95,14 +100,17 @@ static __device__ __forceinline__ void load_block_transposed(int (*block_t)[BLOC
     }
 }
 
-// Block (R, C) updated through the two blocks in shared memory (after a barrier):
-//   d(i, j) = min(d(i, j), min over k of left_t[k][i] + right[k][j]).
-static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, int R, int C,
-                                                     const int (*left_t)[BLOCK], const int (*right)[BLOCK])
+// A thread's tile of block (R, C): thread (tx, ty) of the block's TILE_THREADS owns rows
+// 4ty..4ty+3 and TILE_HALF+4ty.., columns 4tx..4tx+3 and TILE_HALF+4tx..
+typedef int Tile[TILE_SIDE][TILE_SIDE];
+
+static __device__ __forceinline__ int *block_at(int *dist, int n_padded, int R, int C)
 {
-    int tx = threadIdx.x % TILE_THREADS_SIDE, ty = threadIdx.x / TILE_THREADS_SIDE;
-    int *own = dist + (size_t)R * BLOCK * n_padded + C * BLOCK;
-    int d[TILE_SIDE][TILE_SIDE];
+    return dist + (size_t)R * BLOCK * n_padded + (size_t)C * BLOCK;
+}
+
+static __device__ __forceinline__ void load_tile(Tile d, const int *own, int n_padded, int tx, int ty)
+{
     #pragma unroll
     for (int a = 0; a < TILE_SIDE; ++a) {
         int i = (a / 4) * TILE_HALF + 4 * ty + a % 4;
@@ -111,6 +119,23 @@ static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, in
         d[a][0] = lo.x; d[a][1] = lo.y; d[a][2] = lo.z; d[a][3] = lo.w;
         d[a][4] = hi.x; d[a][5] = hi.y; d[a][6] = hi.z; d[a][7] = hi.w;
     }
+}
+
+static __device__ __forceinline__ void store_tile(const Tile d, int *own, int n_padded, int tx, int ty)
+{
+    #pragma unroll
+    for (int a = 0; a < TILE_SIDE; ++a) {
+        int i = (a / 4) * TILE_HALF + 4 * ty + a % 4;
+        *(int4 *)&own[(size_t)i * n_padded + 4 * tx] = make_int4(d[a][0], d[a][1], d[a][2], d[a][3]);
+        *(int4 *)&own[(size_t)i * n_padded + TILE_HALF + 4 * tx] = make_int4(d[a][4], d[a][5], d[a][6], d[a][7]);
+    }
+}
+
+// The tile through the two blocks in shared memory (after a barrier):
+//   d(i, j) = min(d(i, j), min over k of left_t[k][i] + right[k][j]).
+static __device__ __forceinline__ void min_plus_tile(Tile d, const int (*left_t)[BLOCK], const int (*right)[BLOCK],
+                                                     int tx, int ty)
+{
     #pragma unroll 4
     for (int k = 0; k < BLOCK; ++k) {
         int4 a_lo = *(const int4 *)&left_t[k][4 * ty], a_hi = *(const int4 *)&left_t[k][TILE_HALF + 4 * ty];
@@ -123,16 +148,23 @@ static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, in
             for (int y = 0; y < TILE_SIDE; ++y)
                 d[x][y] = relax(a[x], b[y], d[x][y]);
     }
-    #pragma unroll
-    for (int a = 0; a < TILE_SIDE; ++a) {
-        int i = (a / 4) * TILE_HALF + 4 * ty + a % 4;
-        *(int4 *)&own[(size_t)i * n_padded + 4 * tx] = make_int4(d[a][0], d[a][1], d[a][2], d[a][3]);
-        *(int4 *)&own[(size_t)i * n_padded + TILE_HALF + 4 * tx] = make_int4(d[a][4], d[a][5], d[a][6], d[a][7]);
-    }
 }
 
-// Phase 2: grid (blocks, 2). blockIdx.y == 0: block (r, b) of the pivot row; == 1: block (b, r)
-// of the pivot column; b == r is the pivot block itself, done in phase 1. The pivot block P is
+// Phase 2 and the band's updates: block (R, C) = min(itself, left x right), one product, by
+// the block's TILE_THREADS threads.
+static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, int R, int C,
+                                                     const int (*left_t)[BLOCK], const int (*right)[BLOCK])
+{
+    int tx = threadIdx.x % TILE_THREADS_SIDE, ty = threadIdx.x / TILE_THREADS_SIDE;
+    int *own = block_at(dist, n_padded, R, C);
+    Tile d;
+    load_tile(d, own, n_padded, tx, ty);
+    min_plus_tile(d, left_t, right, tx, ty);
+    store_tile(d, own, n_padded, tx, ty);
+}
+
+// Phase 2: grid (blocks, 2). blockIdx.y == 0: block (p, b) of pivot p's row; == 1: block (b, p)
+// of its column; b == p is the pivot block itself, done in phase 1. The pivot block P is
 // closed after phase 1 (P(i,k) is the shortest path from i to k through the pivot's vertices),
 // so the k loop needs no barrier either: row block = min(row block, P x row block), column
 // block = min(column block, column block x P), products in the min-plus sense. The starter's
@@ -146,37 +178,100 @@ __global__ void __launch_bounds__(TILE_THREADS) phase2_kernel(int *dist, int n_p
     __shared__ __align__(16) int right[BLOCK][BLOCK];
     bool in_pivot_row = blockIdx.y == 0;
     int R = in_pivot_row ? round : b, C = in_pivot_row ? b : round;
-    load_block_transposed(left_t, dist, n_padded, R, round);  // P, or the column block itself
-    load_block(right, dist, n_padded, round, C);              // the row block itself, or P
+    load_block_transposed(left_t, dist, n_padded, R, round, threadIdx.x, TILE_THREADS);  // P, or the column block itself
+    load_block(right, dist, n_padded, round, C, threadIdx.x, TILE_THREADS);              // the row block itself, or P
     __syncthreads();
     min_plus_into(dist, n_padded, R, C, left_t, right);
 }
 
-// Phase 3 does nearly all the work ((blocks - 1)^2 blocks a round, 64^3 updates each): block
-// (R, C) through block (R, r) of the pivot column and block (r, C) of the pivot row.
-__global__ void __launch_bounds__(TILE_THREADS) phase3_kernel(int *dist, int n_padded, int round)
+// A round of the reference takes ROUND_BLOCKS pivot blocks at once, the band: block rows and
+// columns first .. first + pivots - 1. Phase 3 then reads and writes every block once for
+// pivots x BLOCK values of k instead of BLOCK, so the matrix crosses device memory a quarter as
+// often (handouts/apsp.md, "Going further"). The band itself is finished first, pivot by pivot:
+// phases 1 and 2 of pivot p, then this kernel takes the band's other blocks through pivot p
+// (the blocked algorithm of BLOCK restricted to the band, which needs nothing outside it).
+#ifndef ROUND_BLOCKS
+#define ROUND_BLOCKS 4
+#endif
+
+// After pivot p's phases 1 and 2: grid (blocks, 2 * pivots). y / 2 picks the band's block row
+// and column q, y % 2 its row part (q, b) or its column part (b, q). The blocks in both (b in
+// the band) are done by the row part only, so that each has one writer; pivot p's own row and
+// column are final and only read.
+__global__ void __launch_bounds__(TILE_THREADS) band_kernel(int *dist, int n_padded, int p, int first, int pivots)
 {
-    int R = blockIdx.y, C = blockIdx.x;
-    if (R == round || C == round)
+    int q = first + blockIdx.y / 2, b = blockIdx.x;
+    bool row_part = blockIdx.y % 2 == 0;
+    if (q == p || b == p || (!row_part && b >= first && b < first + pivots))
         return;
-    __shared__ __align__(16) int column_t[BLOCK][BLOCK];
-    __shared__ __align__(16) int row[BLOCK][BLOCK];
-    load_block_transposed(column_t, dist, n_padded, R, round);
-    load_block(row, dist, n_padded, round, C);
+    int R = row_part ? q : b, C = row_part ? b : q;
+    __shared__ __align__(16) int left_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int right[BLOCK][BLOCK];
+    load_block_transposed(left_t, dist, n_padded, R, p, threadIdx.x, TILE_THREADS);
+    load_block(right, dist, n_padded, p, C, threadIdx.x, TILE_THREADS);
     __syncthreads();
-    min_plus_into(dist, n_padded, R, C, column_t, row);
+    min_plus_into(dist, n_padded, R, C, left_t, right);
 }
 
-// One round: the three phases, in order (each launch starts after the one before it ends).
-static void run_round(int *dist_dev, int n_padded, int round)
+// Phase 3 does nearly all the work: every block (R, C) outside the band, through blocks
+// (R, P) of the band's columns and (P, C) of its rows, P = first .. first + pivots - 1, a
+// thread's tile in registers all the while. A thread block does PHASE3_GROUPS blocks of one
+// block row, (R, C) for C = blockIdx.x * PHASE3_GROUPS + group, TILE_THREADS threads each: they
+// share the load of (R, P), and 48 KB of shared memory a thread block leaves room for four
+// on a multiprocessor, as many as the 128 registers a thread allow (the sweep in
+// labs/apsp/scripts/phase3_sweep.cu measured these choices).
+#define PHASE3_GROUPS 2
+#define PHASE3_THREADS (PHASE3_GROUPS * TILE_THREADS)
+
+__global__ void __launch_bounds__(PHASE3_THREADS) phase3_kernel(int *dist, int n_padded, int first, int pivots)
 {
     int blocks = n_padded / BLOCK;
-    dim3 threads(HALF, HALF);
-    phase1_kernel<<<1, threads>>>(dist_dev, n_padded, round);
-    CUDA_CHECK_LAUNCH();
-    phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist_dev, n_padded, round);
-    CUDA_CHECK_LAUNCH();
-    phase3_kernel<<<dim3(blocks, blocks), TILE_THREADS>>>(dist_dev, n_padded, round);
+    int R = blockIdx.y;
+    if (R >= first && R < first + pivots)
+        return;
+    __shared__ __align__(16) int column_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int row[PHASE3_GROUPS][BLOCK][BLOCK];
+    int group = threadIdx.x / TILE_THREADS, thread = threadIdx.x % TILE_THREADS;
+    int C = blockIdx.x * PHASE3_GROUPS + group;
+    // A group past the last block, or on a band column, only helps load and meets the barriers.
+    bool active = C < blocks && !(C >= first && C < first + pivots);
+    int tx = thread % TILE_THREADS_SIDE, ty = thread / TILE_THREADS_SIDE;
+    int *own = block_at(dist, n_padded, R, C);
+    Tile d;
+    for (int P = first; P < first + pivots; ++P) {
+        if (P > first)
+            __syncthreads();  // every group is done with the pieces of the pivot before
+        load_block_transposed(column_t, dist, n_padded, R, P, threadIdx.x, PHASE3_THREADS);
+        if (C < blocks)
+            load_block(row[group], dist, n_padded, P, C, thread, TILE_THREADS);
+        __syncthreads();
+        if (!active)
+            continue;
+        if (P == first)
+            load_tile(d, own, n_padded, tx, ty);
+        min_plus_tile(d, column_t, row[group], tx, ty);
+    }
+    if (active)
+        store_tile(d, own, n_padded, tx, ty);
+}
+
+// One round: the band's pivots through phases 1 and 2 and the band's update, then phase 3
+// (each launch starts after the one before it ends).
+static void run_round(int *dist_dev, int n_padded, int first, int pivots)
+{
+    int blocks = n_padded / BLOCK;
+    for (int p = first; p < first + pivots; ++p) {
+        phase1_kernel<<<1, dim3(HALF, HALF)>>>(dist_dev, n_padded, p);
+        CUDA_CHECK_LAUNCH();
+        phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist_dev, n_padded, p);
+        CUDA_CHECK_LAUNCH();
+        if (pivots > 1) {
+            band_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS>>>(dist_dev, n_padded, p, first, pivots);
+            CUDA_CHECK_LAUNCH();
+        }
+    }
+    phase3_kernel<<<dim3((blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS, blocks), PHASE3_THREADS>>>(dist_dev, n_padded,
+                                                                                                    first, pivots);
     CUDA_CHECK_LAUNCH();
 }
 
@@ -199,8 +294,11 @@ void apsp_solve(int *dist, int n, ApspTimes *times)
     times->copy_ms = timer.ms();
 
     timer.start();
-    for (int round = 0; round < n_padded / BLOCK; ++round)
-        run_round(dist_dev, n_padded, round);
+    int blocks = n_padded / BLOCK;
+    for (int first = 0; first < blocks; first += ROUND_BLOCKS) {
+        int pivots = blocks - first < ROUND_BLOCKS ? blocks - first : ROUND_BLOCKS;
+        run_round(dist_dev, n_padded, first, pivots);
+    }
     timer.stop();
     times->compute_ms = timer.ms();
 

@@ -1,4 +1,5 @@
-// Phase-3 variants of the blocked Floyd-Warshall, timed side by side on one GPU: the numbers
+// Phase-3 variants of the blocked Floyd-Warshall, one pivot block a round (phase3_sweep.cu has
+// the steps after these: several pivots a round), timed side by side on one GPU: the numbers
 // behind the reference's choice (handouts/apsp.md, "Going further"). Instructor tool: it
 // includes the reference solution (solutions/apsp/gpu.c) for phases 1 and 2, and times phases
 // 1 and 2 alone, the reference's phase 2 and the report's.
@@ -205,7 +206,7 @@ __global__ void count_differences(const int *a, const int *b, size_t count, unsi
 }
 
 enum Phase3 { kReference, kSeedPlain, kSeedDpx, kTile8Plain, kTile8Dpx, kTile4Dpx, kSuper, kNone, kNoneSeedPhase2 };
-static const char *kNames[] = {"reference (gpu.c)", "seed: 32x32 thr, 4 entries, add+min",
+static const char *kNames[] = {"gpu.c's phase3_kernel, 1 pivot a round", "seed: 32x32 thr, 4 entries, add+min",
                                "seed: 32x32 thr, 4 entries, DPX", "8x8 thr, 8x8 tile, add+min",
                                "8x8 thr, 8x8 tile, DPX", "16x16 thr, 4x4 tile, DPX",
                                "128x128 tile, 256 thr, 8x8, DPX", "phases 1+2 only",
@@ -216,7 +217,9 @@ static void launch_phase3(Phase3 which, int *dist, int n_padded, int round)
     int blocks = n_padded / BLOCK;
     dim3 grid(blocks, blocks), seed_threads(HALF, HALF);
     switch (which) {
-    case kReference: phase3_kernel<<<grid, TILE_THREADS>>>(dist, n_padded, round); break;
+    case kReference:  // the reference's kernel, one pivot block a round (its rounds take four)
+        phase3_kernel<<<dim3((blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS, blocks), PHASE3_THREADS>>>(dist, n_padded, round, 1);
+        break;
     case kSeedPlain: phase3_four_entries<false><<<grid, seed_threads>>>(dist, n_padded, round); break;
     case kSeedDpx: phase3_four_entries<true><<<grid, seed_threads>>>(dist, n_padded, round); break;
     case kTile8Plain: phase3_tiled<8, false><<<grid, 64>>>(dist, n_padded, round); break;

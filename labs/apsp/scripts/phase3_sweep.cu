@@ -1,0 +1,260 @@
+// Phase-3 sweep of the blocked Floyd-Warshall (issue 19): the steps tried after the variants of
+// phase3_variants.cu, each the whole algorithm on one random matrix, checked entry for entry
+// against the reference (solutions/apsp/gpu.c) and, for small n, against a plain CPU
+// Floyd-Warshall. Instructor tool, like phase3_variants.cu:
+//
+//   nvcc -std=c++17 -arch=sm_90 -O3 -Xptxas -v -Ilabs/common -Ilabs/apsp \
+//        labs/apsp/scripts/phase3_sweep.cu -o build/phase3_sweep && build/phase3_sweep 16384 4288 320
+//
+// Three knobs, each a template parameter of one phase-3 kernel:
+//   width   pivot blocks a round (W): phase 3 runs once per W blocks of the diagonal, its k loop
+//           over W * 64 values, the thread's 8 x 8 tile kept in registers all the while. Every
+//           entry is read and written once a round, so device-memory traffic falls by W
+//           (550 GB at n = 16384 and W = 1). The band (the W pivot block rows and columns) is
+//           first finished by the reference's phases 1 and 2 and its band_kernel.
+// The reference (gpu.c) took the winner, W = 4 with two groups; "W1 g1 own-late" is the
+// reference before it (one pivot block a round, one output block a thread block).
+//   own     the thread's own 8 x 8 entries loaded before the pivot pieces, so that their
+//           device-memory latency overlaps the pivot pieces' loads from L2.
+//   groups  output blocks a thread block (64 threads each), sharing the pivot-column piece.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../../../solutions/apsp/gpu.c"
+#include "seeded.h"
+
+template <int kUnroll, int kThreads>
+__device__ __forceinline__ void load_piece(int (*block)[BLOCK], const int *src, int n_padded, int t)
+{
+    #pragma unroll kUnroll
+    for (int q = t; q < BLOCK * BLOCK / 4; q += kThreads) {
+        int r = q / (BLOCK / 4), c = q % (BLOCK / 4) * 4;
+        *(int4 *)&block[r][c] = *(const int4 *)&src[(size_t)r * n_padded + c];
+    }
+}
+
+template <int kUnroll, int kThreads>
+__device__ __forceinline__ void load_piece_transposed(int (*block_t)[BLOCK], const int *src, int n_padded, int t)
+{
+    #pragma unroll kUnroll
+    for (int q = t; q < BLOCK * BLOCK / 4; q += kThreads) {
+        int i = q % BLOCK, k = q / BLOCK * 4;
+        int4 v = *(const int4 *)&src[(size_t)i * n_padded + k];
+        block_t[k][i] = v.x; block_t[k + 1][i] = v.y; block_t[k + 2][i] = v.z; block_t[k + 3][i] = v.w;
+    }
+}
+
+// Phase 3 of a round of `pivots` pivot blocks starting at `first`: block (R, C), C of this
+// thread block's group, through (R, P) and (P, C) for each pivot P. Grid (ceil(blocks / kGroups), blocks).
+template <int kGroups, bool kOwnFirst, int kUnroll>
+__global__ void __launch_bounds__(TILE_THREADS * kGroups) phase3_sweep(int *dist, int n_padded, int first, int pivots)
+{
+    constexpr int kThreads = TILE_THREADS * kGroups;
+    int blocks = n_padded / BLOCK;
+    int R = blockIdx.y;
+    if (R >= first && R < first + pivots)
+        return;
+    __shared__ __align__(16) int column_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int row[kGroups][BLOCK][BLOCK];
+    int g = threadIdx.x / TILE_THREADS, lt = threadIdx.x % TILE_THREADS;
+    int C = blockIdx.x * kGroups + g;
+    bool active = C < blocks && !(C >= first && C < first + pivots);
+    int tx = lt % TILE_THREADS_SIDE, ty = lt / TILE_THREADS_SIDE;
+    int *own = dist + (size_t)R * BLOCK * n_padded + (size_t)C * BLOCK;
+    int d[TILE_SIDE][TILE_SIDE];
+    auto load_own = [&]() {
+        #pragma unroll
+        for (int a = 0; a < TILE_SIDE; ++a) {
+            int i = (a / 4) * TILE_HALF + 4 * ty + a % 4;
+            int4 lo = *(const int4 *)&own[(size_t)i * n_padded + 4 * tx];
+            int4 hi = *(const int4 *)&own[(size_t)i * n_padded + TILE_HALF + 4 * tx];
+            d[a][0] = lo.x; d[a][1] = lo.y; d[a][2] = lo.z; d[a][3] = lo.w;
+            d[a][4] = hi.x; d[a][5] = hi.y; d[a][6] = hi.z; d[a][7] = hi.w;
+        }
+    };
+    if (kOwnFirst && active)
+        load_own();
+    for (int c = 0; c < pivots; ++c) {
+        int P = first + c;
+        if (c > 0)
+            __syncthreads();  // every thread is done with the previous pieces
+        load_piece_transposed<kUnroll, kThreads>(column_t, dist + (size_t)R * BLOCK * n_padded + (size_t)P * BLOCK,
+                                                 n_padded, threadIdx.x);
+        if (C < blocks)
+            load_piece<kUnroll, TILE_THREADS>(row[g], dist + (size_t)P * BLOCK * n_padded + (size_t)C * BLOCK,
+                                              n_padded, lt);
+        __syncthreads();
+        if (!kOwnFirst && c == 0 && active)
+            load_own();
+        if (active) {
+            #pragma unroll 4
+            for (int k = 0; k < BLOCK; ++k) {
+                int4 a_lo = *(const int4 *)&column_t[k][4 * ty], a_hi = *(const int4 *)&column_t[k][TILE_HALF + 4 * ty];
+                int4 b_lo = *(const int4 *)&row[g][k][4 * tx], b_hi = *(const int4 *)&row[g][k][TILE_HALF + 4 * tx];
+                int a[TILE_SIDE] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+                int b[TILE_SIDE] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+                #pragma unroll
+                for (int x = 0; x < TILE_SIDE; ++x)
+                    #pragma unroll
+                    for (int y = 0; y < TILE_SIDE; ++y)
+                        d[x][y] = relax(a[x], b[y], d[x][y]);
+            }
+        }
+    }
+    if (!active)
+        return;
+    #pragma unroll
+    for (int a = 0; a < TILE_SIDE; ++a) {
+        int i = (a / 4) * TILE_HALF + 4 * ty + a % 4;
+        *(int4 *)&own[(size_t)i * n_padded + 4 * tx] = make_int4(d[a][0], d[a][1], d[a][2], d[a][3]);
+        *(int4 *)&own[(size_t)i * n_padded + TILE_HALF + 4 * tx] = make_int4(d[a][4], d[a][5], d[a][6], d[a][7]);
+    }
+}
+
+__global__ void count_differences(const int *a, const int *b, size_t count, unsigned long long *differences)
+{
+    unsigned long long mine = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        mine += a[i] != b[i];
+    if (mine)
+        atomicAdd(differences, mine);
+}
+
+typedef void (*Phase3Fn)(int *, int, int, int);
+struct Variant {
+    const char *name;
+    int width, groups;
+    Phase3Fn kernel;  // NULL: the reference's own rounds (gpu.c's run_round)
+};
+
+static const Variant kVariants[] = {
+    {"reference (gpu.c: W4 g2 own-late)", 4, 2, NULL},
+    {"W1 g1 own-late  unroll4 (= reference)", 1, 1, phase3_sweep<1, false, 4>},
+    {"W1 g1 own-first unroll4", 1, 1, phase3_sweep<1, true, 4>},
+    {"W1 g1 own-first unroll8", 1, 1, phase3_sweep<1, true, 8>},
+    {"W1 g2 own-first unroll4", 1, 2, phase3_sweep<2, true, 4>},
+    {"W2 g1 own-late  unroll4", 2, 1, phase3_sweep<1, false, 4>},
+    {"W2 g1 own-first unroll4", 2, 1, phase3_sweep<1, true, 4>},
+
+    {"W2 g2 own-first unroll4", 2, 2, phase3_sweep<2, true, 4>},
+    {"W4 g1 own-late  unroll4", 4, 1, phase3_sweep<1, false, 4>},
+    {"W4 g1 own-first unroll4", 4, 1, phase3_sweep<1, true, 4>},
+    {"W4 g2 own-first unroll4", 4, 2, phase3_sweep<2, true, 4>},
+    {"W8 g2 own-first unroll4", 8, 2, phase3_sweep<2, true, 4>},
+    {"W16 g2 own-first unroll4", 16, 2, phase3_sweep<2, true, 4>},
+    {"W4 g2 own-late  unroll4", 4, 2, phase3_sweep<2, false, 4>},
+};
+
+static void run_variant(const Variant &v, int *dist, int n)
+{
+    int blocks = n / BLOCK;
+    if (!v.kernel) {
+        for (int first = 0; first < blocks; first += ROUND_BLOCKS)
+            run_round(dist, n, first, std::min(ROUND_BLOCKS, blocks - first));
+        return;
+    }
+    for (int first = 0; first < blocks; first += v.width) {
+        int pivots = std::min(v.width, blocks - first);
+        for (int p = first; p < first + pivots; ++p) {
+            phase1_kernel<<<1, dim3(HALF, HALF)>>>(dist, n, p);
+            CUDA_CHECK_LAUNCH();
+            phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist, n, p);
+            CUDA_CHECK_LAUNCH();
+            if (pivots > 1) {
+                band_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS>>>(dist, n, p, first, pivots);
+                CUDA_CHECK_LAUNCH();
+            }
+        }
+        v.kernel<<<dim3((blocks + v.groups - 1) / v.groups, blocks), TILE_THREADS * v.groups>>>(dist, n, first, pivots);
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+// Plain Floyd-Warshall on the CPU, the check of the reference itself at small n.
+static void cpu_floyd_warshall(std::vector<int> &d, int n)
+{
+    for (int k = 0; k < n; ++k)
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                d[(size_t)i * n + j] = std::min(d[(size_t)i * n + j], d[(size_t)i * n + k] + d[(size_t)k * n + j]);
+}
+
+static bool sweep(int n, bool timed)
+{
+    size_t count = (size_t)n * n, bytes = count * sizeof(int);
+    std::vector<int> host(count);
+    uint64_t state = 7 + n;
+    for (size_t i = 0; i < count; ++i) {  // about 1 edge in 64 pairs; weights 0..1000, zeros too
+        uint64_t r = splitmix64_next(&state);
+        host[i] = (r & 63) == 0 ? (int)((r >> 8) % 1001) : APSP_INF;
+    }
+    for (int i = 0; i < n; ++i)
+        host[(size_t)i * n + i] = 0;
+    int *input, *work, *reference;
+    unsigned long long *differences;
+    CUDA_CHECK(cudaMalloc(&input, bytes));
+    CUDA_CHECK(cudaMalloc(&work, bytes));
+    CUDA_CHECK(cudaMalloc(&reference, bytes));
+    CUDA_CHECK(cudaMalloc(&differences, sizeof *differences));
+    CUDA_CHECK(cudaMemcpy(input, host.data(), bytes, cudaMemcpyHostToDevice));
+    bool ok = true;
+    double updates = (double)n * n * n;
+    printf("n = %d, %d blocks a side\n%-40s %10s %14s %8s\n", n, n / BLOCK, "phase 3", "ms", "10^12 upd/s", "wrong");
+    for (const Variant &v : kVariants) {
+        int reps = timed ? 3 : 1;  // the first run warms up; the median of the other two (the slower)
+        std::vector<float> times;
+        for (int rep = 0; rep < reps; ++rep) {
+            CUDA_CHECK(cudaMemset(work, 0x7f, bytes));  // poison: an entry left unwritten shows
+            CUDA_CHECK(cudaMemcpy(work, input, bytes, cudaMemcpyDeviceToDevice));
+            GpuTimer timer;
+            timer.start();
+            run_variant(v, work, n);
+            timer.stop();
+            times.push_back(timer.ms());
+        }
+        if (!v.kernel) {
+            CUDA_CHECK(cudaMemcpy(reference, work, bytes, cudaMemcpyDeviceToDevice));
+            if (n <= 1024) {  // the reference against a plain Floyd-Warshall
+                std::vector<int> expected = host, got(count);
+                cpu_floyd_warshall(expected, n);
+                CUDA_CHECK(cudaMemcpy(got.data(), reference, bytes, cudaMemcpyDeviceToHost));
+                bool same = expected == got;
+                printf("reference against CPU Floyd-Warshall: %s\n", same ? "equal" : "DIFFERENT");
+                ok = ok && same;
+            }
+        }
+        CUDA_CHECK(cudaMemset(differences, 0, sizeof *differences));
+        count_differences<<<1024, 256>>>(work, reference, count, differences);
+        CUDA_CHECK_LAUNCH();
+        unsigned long long wrong = 0;
+        CUDA_CHECK(cudaMemcpy(&wrong, differences, sizeof wrong, cudaMemcpyDeviceToHost));
+        ok = ok && wrong == 0;
+        std::vector<float> kept(times.begin() + (reps > 1), times.end());
+        std::sort(kept.begin(), kept.end());
+        float ms = kept[kept.size() / 2];
+        printf("%-40s %10.2f %14.3f %8llu\n", v.name, ms, updates / (ms * 1e-3) / 1e12, wrong);
+    }
+    CUDA_CHECK(cudaFree(input));
+    CUDA_CHECK(cudaFree(work));
+    CUDA_CHECK(cudaFree(reference));
+    CUDA_CHECK(cudaFree(differences));
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    bool ok = true;
+    for (int a = 1; a < argc; ++a) {
+        int n = atoi(argv[a]);
+        if (n <= 0 || n % BLOCK != 0) {
+            fprintf(stderr, "n must be a positive multiple of %d\n", BLOCK);
+            return 2;
+        }
+        ok = sweep(n, a == 1) && ok;  // the first size is timed, the others only checked
+    }
+    printf("%s\n", ok ? "all variants equal to the reference" : "SOME VARIANT DIFFERS");
+    return ok ? 0 : 1;
+}
