@@ -21,7 +21,7 @@ grade() { python3 tests/students/grade_all.py --gpu --no-checks "$@" 2>&1 | tee 
 # module's wait after every launch.
 grade --case random-2048 --case random-4096 --case undircycle-8192 --case random-8192 \
     hochberg_fwstepk hochberg_sync_each_step
-# matmul: the coalesced naive kernel, and the slides' matMul as printed (row from .x).
-grade --case naive-n2048 baden_matmul baden_matmul_slides_indices
 # apsp: the NTHU report's OpenMP loops (hw3-1) against the reference's cpu.c.
 grade --case cpu-p05k nthu_hw3
+# matmul: the coalesced naive kernel, and the slides' matMul as printed (row from .x).
+grade --case naive-n2048 baden_matmul baden_matmul_slides_indices

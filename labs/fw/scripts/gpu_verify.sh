@@ -66,7 +66,7 @@ for s in $STAGES; do
         NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
         [ -x "$NCU" ] || { echo "no ncu here: stage skipped" | tee -a "$OUT/traffic.log"; continue; }
         for v in rows module; do
-            for k in 256 2048 6144; do
+            for k in 256 4096; do
                 echo "--- version $v, step k = $k" | tee -a "$OUT/traffic.log"
                 run_logged traffic.log "$NCU" --kernel-name regex:fwStepK --launch-skip "$k" --launch-count 1 \
                     --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,lts__t_bytes.sum \
