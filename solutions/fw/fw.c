@@ -27,8 +27,8 @@
 // and only then ask for (k,j) and (i,j): two trips to memory one after the other, each some
 // hundreds of cycles. Neither of those two reads needs (i,k), so here they go out before the
 // barrier, and the block waits for all three at once. Reading (i,j) early is safe: only this
-// thread writes it during step k. At n = 8192 on an H100 that takes a step from 0.78 of a
-// device-to-device copy's rate to 1.04 (handouts/fw.md, "Bandwidth").
+// thread writes it during step k. At n = 8192 on an H100 that takes a step from 0.77 of a
+// device-to-device copy's rate to 1.03, 0.239 ms to 0.181 ms (handouts/fw.md, "Bandwidth").
 
 // Step k for one entry (i, j): the block is THREADS_PER_BLOCK entries of row i = blockIdx.y.
 __global__ void fwStepK(int k, int devArray[], int Na, int N)
@@ -172,7 +172,7 @@ static void fw_solve_columns(int *devArray, int Na, int N)
 // fwStepK as the module prints it and the starter asks for it (with the barrier reached by
 // every thread): the block waits for thread 0's (i,k), then each thread reads (k,j), then (i,j).
 // Threads skip those reads where (i,k) is FW_INF, which saves bytes in the early steps, but each
-// step waits for memory twice, and that costs more: 0.78 of a copy's rate at n = 8192.
+// step waits for memory twice, and that costs more: 0.77 of a copy's rate at n = 8192.
 
 __global__ void fwStepKModule(int k, int devArray[], int Na, int N)
 {
