@@ -4,7 +4,10 @@ failing case with its verdict and reason (or "all correct"). Under the CPU emula
 --gpu builds for the GPU (run it on a GPU node). It checks nothing: test_students.py holds the
 table to account on a few cases; this shows the whole picture.
 
-    python3 tests/students/grade_all.py [--gpu] [--lab LAB] [NAME ...]
+    python3 tests/students/grade_all.py [--gpu] [--lab LAB] [--case CASE ...] [--no-checks] [NAME ...]
+
+--case grades only the named cases (the large, timed ones too), and prints each case's verdict
+with its timing against the reference (how the students' timing thresholds in lab.toml were set).
 """
 
 from __future__ import annotations
@@ -13,13 +16,17 @@ import argparse
 import sys
 import time
 
-from students import grade, load_table, missing_requirement
+from students import grade, load_lab, load_table, missing_requirement
 
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--gpu", action="store_true", help="build for the GPU (default: the CPU emulator)")
     p.add_argument("--lab", help="only this lab's submissions")
+    p.add_argument("--case", action="append", default=[], metavar="CASE",
+                   help="only this case (repeat for more); each case's verdict and timing is printed")
+    p.add_argument("--no-checks", action="store_true",
+                   help="as the grader's: no sanitizers, race detector or random-order pass (timings alone)")
     p.add_argument("names", nargs="*", help="only these submissions")
     args = p.parse_args(argv)
     table = load_table()
@@ -28,14 +35,22 @@ def main(argv: list[str]) -> int:
         expect = table[name]
         if args.lab and expect.lab != args.lab:
             continue
+        cases = None
+        if args.case:
+            names_here = {c.name for c in load_lab(expect.lab).cases}
+            cases = [c for c in args.case if c in names_here]
+            if not cases:
+                continue
         start = time.monotonic()
-        report = grade(expect, None, emu=not args.gpu)
+        report = grade(expect, cases, emu=not args.gpu, checks=not args.no_checks)
         failing = next((r for r in report.results if r.verdict != "AC"), None)
         outcome = f"{failing.case}: {failing.verdict} {failing.reason}" if failing else "all correct"
         note = missing_requirement(expect.requires) if not args.gpu else None
         print(f"{expect.lab:9s} {name:30s} {report.score:6.1f}/{report.max_score:<6.1f} "
               f"{time.monotonic() - start:5.0f}s  {outcome[:160]}" + (f"  [the table's expectation is skipped here: {note[:70]}...]" if note else ""),
               flush=True)
+        for result in report.results if cases else []:
+            print(f"    {result.case:24s} {result.verdict:5s} {result.timing_note or result.reason}", flush=True)
     return 0
 
 

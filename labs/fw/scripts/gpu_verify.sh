@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fw lab's GPU verification (issue 5), on a machine with an NVIDIA GPU, from the kit's root:
 #
-#   bash labs/fw/scripts/gpu_verify.sh [STAGE ...]     stages: check versions bench table2 scaling
+#   bash labs/fw/scripts/gpu_verify.sh [STAGE ...]     stages: check versions bench traffic table2 scaling
 #
 # with no stage, all of them. Logs and the scaling CSV/PNG go to $OUT (default build/fw-verify).
 #   check     the reference solution on every testcase, public and large (up to n = 8192)
@@ -9,13 +9,15 @@
 #             C++ on all cores) on random graphs up to n = 4096 (the one-thread version on 256:
 #             it runs N^3 steps in one thread)
 #   bench     make bench: the per-k kernel against a device-to-device copy at n = 8192
+#   traffic   Nsight Compute (ncu) on single steps of rows and module at n = 8192: the bytes a
+#             step really moves through device memory, and its time (the handout's "Bandwidth")
 #   table2    Table II of 001_dee1cd7baf3618fc.txt: n = 2048, ten runs of each version
 #   scaling   section 2.3 of 000_2682084cffe7dce6.txt: undirected cycles n = 10..1800, CSV + PNG
 set -u -o pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${OUT:-build/fw-verify}
 mkdir -p "$OUT"
-STAGES=${*:-check versions bench table2 scaling}
+STAGES=${*:-check versions bench traffic table2 scaling}
 FW=build/solution/fw/fw
 status=0
 
@@ -40,7 +42,7 @@ for s in $STAGES; do
         stage "every version against Dijkstra"
         for n_seed in "1000 40" "4096 41"; do
             set -- $n_seed
-            for v in rows parallel grid-sync grid-sync-reg pitch columns rows-prefetch; do
+            for v in rows parallel grid-sync grid-sync-reg pitch columns module; do
                 echo "--- n=$1 version $v"
                 run_logged versions.log $FW --random "$1" --seed "$2" --version "$v" --check
             done
@@ -59,6 +61,19 @@ for s in $STAGES; do
         stage "make bench"
         run_logged bench.log make --no-print-directory bench LAB=fw
         ;;
+    traffic)
+        stage "ncu: device-memory bytes of single steps, n = 8192 (the bench's graph)"
+        NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+        [ -x "$NCU" ] || { echo "no ncu here: stage skipped" | tee -a "$OUT/traffic.log"; continue; }
+        for v in rows module; do
+            for k in 256 4096; do
+                echo "--- version $v, step k = $k" | tee -a "$OUT/traffic.log"
+                run_logged traffic.log "$NCU" --kernel-name regex:fwStepK --launch-skip "$k" --launch-count 1 \
+                    --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,lts__t_bytes.sum \
+                    $FW --random 8192 --version "$v"
+            done
+        done
+        ;;
     table2)
         stage "Table II, n = 2048"
         run_logged table2.log python3 labs/fw/scripts/table2.py --fw $FW --csv "$OUT/fw-table2.csv"
@@ -69,7 +84,7 @@ for s in $STAGES; do
             --csv "$OUT/fw-scaling.csv" --png "$OUT/fw-scaling.png"
         ;;
     *)
-        echo "unknown stage $s (check versions bench table2 scaling)"; status=2
+        echo "unknown stage $s (check versions bench traffic table2 scaling)"; status=2
         ;;
     esac
 done
