@@ -9,7 +9,6 @@
 //   3 columns        a block is 256 entries of one column (Exploration 4)
 //   4 module         the module's fwStepK in its own order, as the starter asks for it: (k,j) and
 //                    (i,j) read after the barrier, so a block waits for memory twice a step
-//   5 rows-prefetch  the name rows went by before it became the graded version (the same code)
 //
 // The versions of 001 III.B to III.E (one-thread, parallel, grid-sync, grid-sync-reg) are given
 // to students in labs/fw/paper_versions.cu; fw --list shows them after these.
@@ -265,7 +264,5 @@ const FwVersion fw_versions[] = {
      FW_ON_DEVICE, fw_solve_columns, fw_step_columns, NULL, NULL, NULL},
     {"module", "the module's fwStepK as the starter asks: (k,j) and (i,j) read after the barrier, two waits for memory a step",
      FW_ON_DEVICE, fw_solve_module, fw_step_module, NULL, NULL, NULL},
-    {"rows-prefetch", "the same as rows (its name before it became the graded version)",
-     FW_ON_DEVICE, fw_solve_rows, fw_step_rows, NULL, NULL, NULL},
 };
 const int fw_version_count = sizeof(fw_versions) / sizeof(fw_versions[0]);

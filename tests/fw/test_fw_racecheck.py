@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/em
 CASES = KIT_ROOT / "testcases" / "fw"
 # The race detector's exit status, from the one header that defines it.
 EXIT_RACE = int(re.search(r"LAB_EXIT_RACE\s*=\s*(\d+)", (KIT_ROOT / "labs/common/exit_codes.h").read_text()).group(1))
-VERSIONS = ["rows", "one-thread", "parallel", "grid-sync", "grid-sync-reg", "pitch", "columns", "module", "rows-prefetch"]
+VERSIONS = ["rows", "one-thread", "parallel", "grid-sync", "grid-sync-reg", "pitch", "columns", "module"]
 
 
 def racecheck_env(monkeypatch):
