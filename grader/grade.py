@@ -352,7 +352,7 @@ class Grader:
                 labels.append(label.split(",")[0])
             if verdict != AC:
                 if verdict == WA and self._right_on_one_device(case, program, ready, labels, label):
-                    reason += "; right on 1 device: what the devices exchange, or the rows each one owns, is wrong"
+                    reason += "; right on 1 device: is what the devices exchange, or the rows each one owns, wrong?"
                 reason = one_line(self._short(f"{reason} ({label})" if label else reason))
                 break
         else:
