@@ -31,9 +31,10 @@
 //   BFS_SMALL=0                        never the one-block kernel
 //   BFS_ORDER=placed                   adjacency lists in the order the edges came, not hubs first
 //   BFS_SKIP=depth                     bottom-up reads each vertex's depth, not the unvisited bitmap
-//   BFS_BATCH=B                        bottom-up steps launched before the host looks (1..8)
+//   BFS_BATCH=B                        bottom-up steps launched before the host looks (1..8; 8)
 //   BFS_BETA=K                         back to top-down once the frontier is under n/K and
-//                                      shrinking; 0: bottom-up to the end
+//                                      shrinking (Beamer et al.: 24); 0 (the default): once
+//                                      bottom-up, bottom-up to the end
 //   BFS_TRACE=1                        one line per step on stderr: kind, frontier, time
 #include "bfs.h"
 
@@ -52,9 +53,9 @@
 #define SMALL_MAX_COUNT (SMALL_THREADS * SMALL_ITEMS)
 #define SMALL_MAX_EDGES (16 * SMALL_THREADS)
 #define ALPHA 14              // go bottom-up when the frontier's edges > unexplored edges / ALPHA
-#define BETA 24               // go back top-down when the frontier has < n / BETA vertices
-#define MAX_BATCH 8           // bottom-up steps launched before the host reads their counts
-#define BATCH 4
+#define BETA 0                // go back top-down when the frontier has < n / BETA vertices (0: never)
+#define MAX_BATCH 8           // bottom-up steps launched before the host reads their counts ...
+#define BATCH 8               // ... by default: R-MAT's bottom-up levels all in one batch
 #define FULL_MASK 0xffffffffu
 
 // Hubs first: fill_adjacency places the edges in passes, neighbours of degree >= 4096 first,
@@ -98,7 +99,11 @@ struct BfsGraph {
 };
 
 // Beamer et al.'s way back: top-down again once the frontier is small (under n / beta) and
-// shrinking. The host and the batched bottom-up steps on the device both decide by it.
+// shrinking. The host and the batched bottom-up steps on the device both decide by it. Off by
+// default (beta 0): with the unvisited bitmap a bottom-up step on R-MAT's last levels costs a
+// few microseconds inside a batch, less than a wait on the host and a one-block launch (on
+// H100, R-MAT scale 20 and 22; at scale 24 Beamer's way back was 10% faster). A graph with a
+// long thin tail after a dense core would pay a bottom-up step per level: BFS_BETA=24 there.
 __host__ __device__ static bool back_to_top_down(unsigned count, unsigned previous_count, int n, int beta)
 {
     return beta > 0 && count < (unsigned)n / (unsigned)beta && count < previous_count;

@@ -17,6 +17,7 @@
 #   3  hubs first: each adjacency list starts with its neighbours of highest degree
 #   4  bottom-up steps in batches of 4, each deciding on the device whether it is still wanted
 #   5  no way back to top-down: bottom-up to the last level
+#   6  batches of 8: all of R-MAT's bottom-up levels behind one wait (the reference's defaults)
 set -uo pipefail
 FRONTIER=${1:-build/solution/bfs/frontier}
 shift $(( $# > 0 ? 1 : 0 ))
@@ -30,6 +31,7 @@ steps=(
     "3 + hubs first|BFS_SKIP=bits BFS_ORDER=hubs BFS_BATCH=1 BFS_BETA=24"
     "4 + batches of 4|BFS_SKIP=bits BFS_ORDER=hubs BFS_BATCH=4 BFS_BETA=24"
     "5 + bottom-up to the end|BFS_SKIP=bits BFS_ORDER=hubs BFS_BATCH=4 BFS_BETA=0"
+    "6 + batches of 8|BFS_SKIP=bits BFS_ORDER=hubs BFS_BATCH=8 BFS_BETA=0"
 )
 echo "frontier steps on: ${GRAPH[*]} (median of $RUNS searches)"
 echo "| step | knobs | search ms | GTEPS | levels | prepare ms |"
