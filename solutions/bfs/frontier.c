@@ -333,8 +333,9 @@ __global__ void expand_top_down(const int *frontier, unsigned count, const unsig
 // unvisited vertex costs the warp one read. With skip_by_bits off, each lane reads its vertex's
 // depth instead, as a first bottom-up kernel would (and works on edgeless vertices too).
 //
-// The counts are summed in the block and added to the Status once a block: with a warp's
-// atomics all on one address, they would queue up behind each other.
+// The counts are summed in the block (each warp's in its own slot of shared memory, then warp 0
+// adds them up) and added to the Status once a block: with a warp's atomics all on one address,
+// they would queue up behind each other.
 //
 // Batched (step > 0 of a batch): the host launched this step before it knew the last one's
 // counts, so the step reads them and does nothing (skipped) if the search is over or wants a
@@ -354,11 +355,7 @@ __global__ void expand_bottom_up(int n, unsigned words, const unsigned *row_star
             return;
         }
     }
-    Status *status = &batch[step];
-    __shared__ unsigned block_count, block_edges;
-    if (threadIdx.x == 0)
-        block_count = block_edges = 0;
-    __syncthreads();
+    __shared__ unsigned warp_count[BLOCK_SIZE / 32], warp_edges[BLOCK_SIZE / 32];
     unsigned lane = threadIdx.x & 31;
     unsigned warps = gridDim.x * (blockDim.x / 32);
     unsigned count = 0, edges = 0;
@@ -395,14 +392,23 @@ __global__ void expand_bottom_up(int n, unsigned words, const unsigned *row_star
     }
     for (int offset = 16; offset > 0; offset >>= 1)
         edges += __shfl_xor_sync(FULL_MASK, edges, offset);
-    if (lane == 0 && (count || edges)) {
-        atomicAdd(&block_count, count);
-        atomicAdd(&block_edges, edges);
+    if (lane == 0) {
+        warp_count[threadIdx.x / 32] = count;
+        warp_edges[threadIdx.x / 32] = edges;
     }
     __syncthreads();
-    if (threadIdx.x == 0 && block_count) {
-        atomicAdd(&status->next_count, block_count);
-        atomicAdd(&status->next_edges, block_edges);
+    if (threadIdx.x < 32) {  // warp 0 sums the block's warps and adds once for the block
+        bool mine = lane < blockDim.x / 32;
+        count = mine ? warp_count[lane] : 0;
+        edges = mine ? warp_edges[lane] : 0;
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            count += __shfl_xor_sync(FULL_MASK, count, offset);
+            edges += __shfl_xor_sync(FULL_MASK, edges, offset);
+        }
+        if (lane == 0 && count) {
+            atomicAdd(&batch[step].next_count, count);
+            atomicAdd(&batch[step].next_edges, edges);
+        }
     }
 }
 
