@@ -1,13 +1,14 @@
-"""Summarizes `make bench LAB=bfs`: one table of every graph by both programs, the speedup of
-frontier over edge relaxation, and issue 7's targets on R-MAT scale 22 (frontier at least 10x
-faster than edge relaxation, at least 3 GTEPS).
+"""Summarizes `make bench LAB=bfs`: one table of every graph by both programs (R-MAT scale 24
+and 26 by frontier alone), the speedup of frontier over edge relaxation, and the targets on
+R-MAT scale 22: issue 7's (frontier at least 10x faster than edge relaxation, at least 3 GTEPS)
+and issue 19's (frontier at least 250 GTEPS).
 
     python3 labs/bfs/scripts/bench_table.py bench.txt      (the saved output of make bench)
 """
 
 import sys
 
-TARGET_GRAPH, TARGET_SPEEDUP, TARGET_GTEPS = "rmat-22", 10.0, 3.0
+TARGET_GRAPH, TARGET_SPEEDUP, TARGET_GTEPS = "rmat-22", 10.0, 250.0
 
 
 def rows(text: str) -> dict[tuple[str, str], list[str]]:
@@ -29,6 +30,9 @@ def main(path: str) -> int:
     status, verdicts = 0, []
     for graph in graphs:
         edge, front = table.get((graph, "bfs")), table.get((graph, "frontier"))
+        if front and not edge and graph != TARGET_GRAPH:  # a graph only frontier runs
+            print(f"| {graph} | {front[2]} | {front[3]} | | | | {front[4]} | {float(front[5]):.3f} | {front[6]} | |")
+            continue
         if not edge or not front:
             print(f"| {graph} | missing a program's row |")
             status = 1
