@@ -7,8 +7,6 @@
 //                loads, with the next tile loaded while the current one is used
 // plus the explorations' uncoalesced twins of 1 and 2. Every kernel is right for any n: a
 // block that hangs over the edge of the matrix loads zeros there and stores nothing there.
-#include <cuda_pipeline.h>  // __pipeline_memcpy_async: the fast kernel's asynchronous copies
-
 #include "matmul.h"
 
 static unsigned blocks_to_cover(int n, int per_block) { return (unsigned)((n + per_block - 1) / per_block); }
@@ -160,141 +158,121 @@ void matmul_tiled_uncoalesced(const float *A, const float *B, float *C, int n, i
 //
 //  - A's tile is stored transposed in shared memory, As[k][m], so the 8 values of A a thread
 //    needs at step k are two float4s. Rows are padded by 4 floats so that the transposing
-//    copies of a warp (8 k by 4 m) land in different banks.
+//    stores of a warp land in different banks.
 //  - A warp covers a 32 × 64 piece of the tile as 4 × 8 threads; a thread's 8 × 8 patch is
 //    2 × 2 sub-patches of 4 × 4, spaced 16 rows and 32 columns apart, so the float4 reads of a
 //    warp from As and Bs are broadcasts or 128 contiguous bytes: no bank conflicts.
-//  - The tiles come in by asynchronous copies (cp.async, __pipeline_memcpy_async): global
-//    memory to shared memory without passing through registers. STAGES shared-memory stages:
-//    while the block computes with tile t, the copies of tiles t + 1 .. t + STAGES - 1 are in
-//    flight, so global-memory latency hides behind arithmetic, and one __syncthreads per tile
-//    is enough. (Loading into registers and storing afterwards, the version before, reached
-//    0.90 of cuBLAS: NOTES.md.)
-//  - Copies are 16 bytes when n is a multiple of 4 (every row then starts 16-byte aligned),
-//    4 bytes otherwise (A's are always 4: they transpose); past the edge of the matrix a thread
-//    stores zeros instead, and stores of C past it are skipped.
+//  - Two shared-memory stages: while the block computes with one tile, each thread already
+//    has its loads of the next tile in flight, into registers, and stores them into the other
+//    stage afterwards, so one __syncthreads per tile is enough and global-memory latency hides
+//    behind arithmetic. (Issued too late, the same loads cost a fifth of the speed: NOTES.md.)
+//  - Global loads are float4 when n is a multiple of 4 (every row then starts 16-byte
+//    aligned), scalar otherwise; loads past the edge give zeros, stores past it are skipped.
 //
 // The template's parameters let labs/matmul/scripts/tune_fast.cu time other shapes; FastShape
 // and SmallShape below are the ones matmul_fast launches, the best it measured on an H100
-// (labs/matmul/NOTES.md).
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int STAGES_, int MIN_BLOCKS_ = 1,
-          bool FRAG_PIPE_ = true, int GROUP_ = 0>
+// (labs/matmul/NOTES.md: 0.89 of cuBLAS at n = 4096).
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false,
+          int GROUP_ = 0>
 struct TileShape {
     static constexpr int BM = BM_, BN = BN_, BK = BK_;  // block tile of C, and its k step
     static constexpr int WM = WM_, WN = WN_;             // one warp's piece of it
     static constexpr int LY = LY_, LX = LX_;             // a warp's lanes, LY × LX = 32
     static constexpr int TM = WM / LY, TN = WN / LX;     // one thread's patch of C
     static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
-    static constexpr int STAGES = STAGES_;          // tiles in shared memory at once
     static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // blocks per SM: caps registers per thread
     static constexpr bool FRAG_PIPE = FRAG_PIPE_;   // load step k+1's values before step k's multiply-adds
     static constexpr int GROUP = GROUP_;            // block rows per group in launch order; 0: row by row
     static constexpr int A_PAD = 4;
-    static constexpr int A_STAGE = BK * (BM + A_PAD), B_STAGE = BK * BN;  // floats
-    static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
-    static constexpr int A_COPIES = BM * BK / THREADS;      // 4-byte copies of A per thread per tile
-    static constexpr int B_COPIES = BK * BN / 4 / THREADS;  // 16-byte copies of B per thread per tile
+    static constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4s of A per thread per tile
+    static constexpr int B_LOADS = BK * BN / 4 / THREADS;
     static_assert(LY * LX == 32, "a warp is 32 lanes");
     static_assert(TM % 4 == 0 && TN % 4 == 0, "patches are made of 4 × 4 sub-patches");
-    static_assert(BM % WM == 0 && BN % WN == 0 && BK % 8 == 0, "warps tile the block; A is copied 8 k wide");
-    static_assert(A_COPIES * THREADS == BM * BK && B_COPIES * THREADS * 4 == BK * BN,
-                  "every thread copies the same share of each tile");
-    static_assert(STAGES >= 2, "one stage to compute with, at least one being filled");
+    static_assert(BM % WM == 0 && BN % WN == 0 && BK % 4 == 0, "warps tile the block");
+    static_assert(A_LOADS * THREADS * 4 == BM * BK && B_LOADS * THREADS * 4 == BK * BN,
+                  "every thread loads the same number of float4s");
 };
 
 // 256 threads, 8 × 8 each, two blocks a multiprocessor (so at most 128 registers a thread).
-using FastShape = TileShape<128, 128, 8, 32, 64, 4, 8, 3, 2, true, 0>;
+using FastShape = TileShape<128, 128, 8, 32, 64, 4, 8, 2, true>;
 // For small n, where FastShape's tiles are fewer than the multiprocessors: more, smaller ones
 // (128 threads, 8 × 8 each).
-using SmallShape = TileShape<64, 128, 8, 32, 64, 4, 8, 3, 3, true, 0>;
+using SmallShape = TileShape<64, 128, 8, 32, 64, 4, 8, 3, false>;
 
-// One stage of shared memory: A's tile transposed (k, then m), B's as it is (k, then column).
-template <class S>
-struct Stage {
-    float (*As)[S::BM + S::A_PAD];
-    float (*Bs)[S::BN];
-};
-
-template <class S>
-__device__ __forceinline__ Stage<S> stage_at(float *smem, int s)
-{
-    Stage<S> stage;
-    stage.As = reinterpret_cast<float (*)[S::BM + S::A_PAD]>(smem + s * S::A_STAGE);
-    stage.Bs = reinterpret_cast<float (*)[S::BN]>(smem + S::STAGES * S::A_STAGE + s * S::B_STAGE);
-    return stage;
-}
-
-// Starts this thread's copies of the tile of A at (block row bm, column k0) and of B at (row k0,
-// block column bn) into one stage, and stores zeros where the tile hangs over the matrix.
-// VEC4: n % 4 == 0, B in 16-byte copies; otherwise one float at a time. EDGE: the tile may hang
-// over the matrix; when the caller knows it does not, the bounds tests are left out.
-template <class S, bool VEC4, bool EDGE>
-__device__ __forceinline__ void copy_tile(const float *A, const float *B, int n, int bm, int bn, int k0,
-                                          Stage<S> stage)
-{
-    // A: a warp copies 8 consecutive k of 4 rows (32-byte pieces of global memory) into 8 rows
-    // of As, 4 floats wide each: 32 different banks thanks to the padding.
-#pragma unroll
-    for (int i = 0; i < S::A_COPIES; ++i) {
-        int v = threadIdx.x + i * S::THREADS;
-        int k = (v % 8) + (v / (8 * S::BM)) * 8, m = (v / 8) % S::BM;
-        int row = bm + m, col = k0 + k;
-        if (!EDGE || (row < n && col < n))
-            __pipeline_memcpy_async(&stage.As[k][m], A + (size_t)row * n + col, sizeof(float));
-        else
-            stage.As[k][m] = 0.0f;
-    }
-    if (VEC4) {
-#pragma unroll
-        for (int i = 0; i < S::B_COPIES; ++i) {
-            int v = threadIdx.x + i * S::THREADS;
-            int k = v / (S::BN / 4), c = (v % (S::BN / 4)) * 4;
-            int row = k0 + k, col = bn + c;
-            if (!EDGE || (row < n && col < n))
-                __pipeline_memcpy_async(&stage.Bs[k][c], B + (size_t)row * n + col, sizeof(float4));
-            else
-                *reinterpret_cast<float4 *>(&stage.Bs[k][c]) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        }
-    } else {
-#pragma unroll
-        for (int i = 0; i < 4 * S::B_COPIES; ++i) {
-            int v = threadIdx.x + i * S::THREADS;
-            int k = v / S::BN, c = v % S::BN;
-            int row = k0 + k, col = bn + c;
-            if (!EDGE || (row < n && col < n))
-                __pipeline_memcpy_async(&stage.Bs[k][c], B + (size_t)row * n + col, sizeof(float));
-            else
-                stage.Bs[k][c] = 0.0f;
-        }
-    }
-}
-
-// copy_tile without the bounds tests when the whole tile lies inside the matrix (every tile but
-// the edge ones), with them otherwise.
+// Loads this thread's float4s of the tile of A at (block row bm, column k0) and of B at
+// (row k0, block column bn). VEC4: 16-byte loads, n % 4 == 0; otherwise one float at a time.
 template <class S, bool VEC4>
-__device__ __forceinline__ void copy_tile_any(const float *A, const float *B, int n, int bm, int bn, int k0,
-                                              Stage<S> stage)
+__device__ __forceinline__ void load_tiles(const float *A, const float *B, int n, int bm, int bn, int k0,
+                                           float4 (&a)[S::A_LOADS], float4 (&b)[S::B_LOADS])
 {
-    if (bm + S::BM <= n && bn + S::BN <= n && k0 + S::BK <= n)
-        copy_tile<S, VEC4, false>(A, B, n, bm, bn, k0, stage);
-    else
-        copy_tile<S, VEC4, true>(A, B, n, bm, bn, k0, stage);
+#pragma unroll
+    for (int i = 0; i < S::A_LOADS; ++i) {
+        int v = threadIdx.x + i * S::THREADS;
+        int row = bm + v / (S::BK / 4), k = k0 + (v % (S::BK / 4)) * 4;
+        const float *src = A + (size_t)row * n + k;
+        if (VEC4) {
+            a[i] = (row < n && k < n) ? *reinterpret_cast<const float4 *>(src) : make_float4(0, 0, 0, 0);
+        } else {
+            bool in = row < n;
+            a[i].x = in && k < n ? src[0] : 0.0f;
+            a[i].y = in && k + 1 < n ? src[1] : 0.0f;
+            a[i].z = in && k + 2 < n ? src[2] : 0.0f;
+            a[i].w = in && k + 3 < n ? src[3] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < S::B_LOADS; ++i) {
+        int v = threadIdx.x + i * S::THREADS;
+        int k = k0 + v / (S::BN / 4), col = bn + (v % (S::BN / 4)) * 4;
+        const float *src = B + (size_t)k * n + col;
+        if (VEC4) {
+            b[i] = (k < n && col < n) ? *reinterpret_cast<const float4 *>(src) : make_float4(0, 0, 0, 0);
+        } else {
+            bool in = k < n;
+            b[i].x = in && col < n ? src[0] : 0.0f;
+            b[i].y = in && col + 1 < n ? src[1] : 0.0f;
+            b[i].z = in && col + 2 < n ? src[2] : 0.0f;
+            b[i].w = in && col + 3 < n ? src[3] : 0.0f;
+        }
+    }
+}
+
+// Stores the loaded float4s into one shared-memory stage: A transposed, B as it is.
+template <class S>
+__device__ __forceinline__ void store_tiles(float (*As)[S::BM + S::A_PAD], float (*Bs)[S::BN],
+                                            const float4 (&a)[S::A_LOADS], const float4 (&b)[S::B_LOADS])
+{
+#pragma unroll
+    for (int i = 0; i < S::A_LOADS; ++i) {
+        int v = threadIdx.x + i * S::THREADS;
+        int m = v / (S::BK / 4), k = (v % (S::BK / 4)) * 4;
+        As[k + 0][m] = a[i].x;
+        As[k + 1][m] = a[i].y;
+        As[k + 2][m] = a[i].z;
+        As[k + 3][m] = a[i].w;
+    }
+#pragma unroll
+    for (int i = 0; i < S::B_LOADS; ++i) {
+        int v = threadIdx.x + i * S::THREADS;
+        int k = v / (S::BN / 4), col = (v % (S::BN / 4)) * 4;
+        *reinterpret_cast<float4 *>(&Bs[k][col]) = b[i];
+    }
 }
 
 // Step k of a tile: the thread's TM values of A (column k of As) and TN values of B (row k of
 // Bs), as float4 loads of its 4 × 4 sub-patches.
 template <class S>
-__device__ __forceinline__ void load_fragments(Stage<S> stage, int k, int m0, int n0, float (&a)[S::TM],
-                                               float (&b)[S::TN])
+__device__ __forceinline__ void load_fragments(const float (*As)[S::BM + S::A_PAD], const float (*Bs)[S::BN], int k,
+                                               int m0, int n0, float (&a)[S::TM], float (&b)[S::TN])
 {
 #pragma unroll
     for (int i = 0; i < S::TM / 4; ++i) {
-        float4 v = *reinterpret_cast<const float4 *>(&stage.As[k][m0 + i * S::LY * 4]);
+        float4 v = *reinterpret_cast<const float4 *>(&As[k][m0 + i * S::LY * 4]);
         a[4 * i + 0] = v.x; a[4 * i + 1] = v.y; a[4 * i + 2] = v.z; a[4 * i + 3] = v.w;
     }
 #pragma unroll
     for (int j = 0; j < S::TN / 4; ++j) {
-        float4 v = *reinterpret_cast<const float4 *>(&stage.Bs[k][n0 + j * S::LX * 4]);
+        float4 v = *reinterpret_cast<const float4 *>(&Bs[k][n0 + j * S::LX * 4]);
         b[4 * j + 0] = v.x; b[4 * j + 1] = v.y; b[4 * j + 2] = v.z; b[4 * j + 3] = v.w;
     }
 }
@@ -309,34 +287,9 @@ __device__ __forceinline__ void multiply_add(float (&acc)[S::TM][S::TN], const f
             acc[i][j] += a[i] * b[j];
 }
 
-// The BK steps of one tile, from one stage.
-template <class S>
-__device__ __forceinline__ void multiply_tile(float (&acc)[S::TM][S::TN], Stage<S> stage, int m0, int n0)
-{
-    if (S::FRAG_PIPE) {
-        // The next step's values are loaded before this step's multiply-adds, so the loads'
-        // latency hides behind them (two sets of fragment registers).
-        float a[2][S::TM], b[2][S::TN];
-        load_fragments<S>(stage, 0, m0, n0, a[0], b[0]);
-#pragma unroll
-        for (int k = 0; k < S::BK; ++k) {
-            if (k + 1 < S::BK)
-                load_fragments<S>(stage, k + 1, m0, n0, a[(k + 1) & 1], b[(k + 1) & 1]);
-            multiply_add<S>(acc, a[k & 1], b[k & 1]);
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < S::BK; ++k) {
-            float a[S::TM], b[S::TN];
-            load_fragments<S>(stage, k, m0, n0, a, b);
-            multiply_add<S>(acc, a, b);
-        }
-    }
-}
-
 // The first row and column of C that this block computes. GROUP > 0: blocks are numbered in
 // launch order down groups of GROUP block rows, column by column, instead of along whole rows,
-// so the blocks running at one time share more of their tiles of A and B in the L2 cache.
+// so that the blocks running at one time share more of their tiles of A and B in the L2 cache.
 template <class S>
 __device__ __forceinline__ int2 block_origin()
 {
@@ -354,8 +307,8 @@ template <class S, bool VEC4>
 __global__ void __launch_bounds__(S::THREADS, S::MIN_BLOCKS)
 fast_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)
 {
-    extern __shared__ float4 fast_smem[];  // STAGES stages (Stage, stage_at), sized at launch
-    float *smem = reinterpret_cast<float *>(fast_smem);
+    __shared__ __align__(16) float As[2][S::BK][S::BM + S::A_PAD];
+    __shared__ __align__(16) float Bs[2][S::BK][S::BN];
 
     const int2 origin = block_origin<S>();
     const int bm = origin.x, bn = origin.y;
@@ -371,30 +324,38 @@ fast_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__r
         for (int j = 0; j < S::TN; ++j)
             acc[i][j] = 0.0f;
 
-    // Tiles 0 .. STAGES - 2 in flight, one commit group each (empty past the last tile, so that
-    // "all but the newest STAGES - 2 groups have landed" always means "tile t has").
-    const int tiles = (n + S::BK - 1) / S::BK;
-#pragma unroll
-    for (int s = 0; s < S::STAGES - 1; ++s) {
-        if (s < tiles)
-            copy_tile_any<S, VEC4>(A, B, n, bm, bn, s * S::BK, stage_at<S>(smem, s));
-        __pipeline_commit();
-    }
-    __pipeline_wait_prior(S::STAGES - 2);
-    __syncthreads();  // tile 0 is in stage 0: this thread's copies landed, and every other thread's
+    float4 a_next[S::A_LOADS], b_next[S::B_LOADS];
+    load_tiles<S, VEC4>(A, B, n, bm, bn, 0, a_next, b_next);
+    store_tiles<S>(As[0], Bs[0], a_next, b_next);
+    __syncthreads();
 
-    int computing = 0, filling = S::STAGES - 1;
+    const int tiles = (n + S::BK - 1) / S::BK;
     for (int t = 0; t < tiles; ++t) {
-        // Tile t + STAGES - 1 goes into the stage tile t - 1 was in: every thread finished
-        // reading that one before the barrier that ended the previous iteration.
-        if (t + S::STAGES - 1 < tiles)
-            copy_tile_any<S, VEC4>(A, B, n, bm, bn, (t + S::STAGES - 1) * S::BK, stage_at<S>(smem, filling));
-        __pipeline_commit();
-        multiply_tile<S>(acc, stage_at<S>(smem, computing), m0, n0);
-        __pipeline_wait_prior(S::STAGES - 2);
-        __syncthreads();  // tile t + 1 is in place, and no thread reads tile t's stage any more
-        computing = computing + 1 == S::STAGES ? 0 : computing + 1;
-        filling = filling + 1 == S::STAGES ? 0 : filling + 1;
+        const int stage = t & 1;
+        // The next tile's loads, in flight while we compute; unconditional (the last iteration
+        // reloads its own tile, harmlessly), else the compiler moves them into the `if` of the
+        // store below, after the arithmetic, and waits out their latency there.
+        load_tiles<S, VEC4>(A, B, n, bm, bn, min(t + 1, tiles - 1) * S::BK, a_next, b_next);
+        if (S::FRAG_PIPE) {
+            float a[2][S::TM], b[2][S::TN];
+            load_fragments<S>(As[stage], Bs[stage], 0, m0, n0, a[0], b[0]);
+#pragma unroll
+            for (int k = 0; k < S::BK; ++k) {
+                if (k + 1 < S::BK)
+                    load_fragments<S>(As[stage], Bs[stage], k + 1, m0, n0, a[(k + 1) & 1], b[(k + 1) & 1]);
+                multiply_add<S>(acc, a[k & 1], b[k & 1]);
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < S::BK; ++k) {
+                float a[S::TM], b[S::TN];
+                load_fragments<S>(As[stage], Bs[stage], k, m0, n0, a, b);
+                multiply_add<S>(acc, a, b);
+            }
+        }
+        // The other stage: its last reader was iteration t - 1, which ended at a barrier.
+        store_tiles<S>(As[stage ^ 1], Bs[stage ^ 1], a_next, b_next);
+        __syncthreads();
     }
 
 #pragma unroll
@@ -420,29 +381,15 @@ fast_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__r
     }
 }
 
-// Launches fast_kernel<S> on an n × n product. Its stages are dynamic shared memory: past
-// 48 KiB a kernel must ask for it (cudaFuncSetAttribute, once per kernel).
-template <class S, bool VEC4>
-static void launch_fast_as(const float *A, const float *B, float *C, int n)
-{
-    static bool raised = false;
-    if (S::SMEM_BYTES > 48 * 1024 && !raised) {
-        CUDA_CHECK(cudaFuncSetAttribute(fast_kernel<S, VEC4>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        S::SMEM_BYTES));
-        raised = true;
-    }
-    dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
-    fast_kernel<S, VEC4><<<grid, S::THREADS, S::SMEM_BYTES>>>(A, B, C, n);
-    CUDA_CHECK_LAUNCH();
-}
-
 template <class S>
 static void launch_fast(const float *A, const float *B, float *C, int n)
 {
+    dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
     if (n % 4 == 0)
-        launch_fast_as<S, true>(A, B, C, n);
+        fast_kernel<S, true><<<grid, S::THREADS>>>(A, B, C, n);
     else
-        launch_fast_as<S, false>(A, B, C, n);
+        fast_kernel<S, false><<<grid, S::THREADS>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
 }
 
 void matmul_fast(const float *A, const float *B, float *C, int n)

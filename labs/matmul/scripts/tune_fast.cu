@@ -9,9 +9,10 @@
 //                                      against a float64 product: error / the (n + 2) u bound
 //   build/tune_fast 1024 2048 4096     times, TFLOP/s and the ratio to cuBLAS at each n
 //
-// The candidates are the steps of labs/matmul/NOTES.md, in order: the register-staged kernel
-// the reference had before (scripts/staged_kernel.cuh), then fast_kernel (asynchronous copies)
-// with more stages, larger k steps, other warp and block shapes, and grouped launch order.
+// The candidates are the steps of labs/matmul/NOTES.md, in order: the reference's fast_kernel
+// (the next tile through registers, two shared-memory stages) and its grouped launch order,
+// then async_kernel (scripts/async_kernel.cuh: the tiles by asynchronous copies, STAGES deep)
+// with larger k steps, other warp and block shapes, and grouped launch order.
 // Each timed result is also compared with cuBLAS's (both sum each c_ij in k order with FMA).
 #include <algorithm>
 #include <cmath>
@@ -25,8 +26,8 @@
 #include <cublas_v2.h>
 
 #include "matmul.c"  // the solution: its fast_kernel template, TileShape and matmul_fast
+#include "async_kernel.cuh"
 #include "seeded.h"
-#include "staged_kernel.cuh"
 
 #define CUBLAS_CHECK(call)                                                                  \
     do {                                                                                    \
@@ -43,15 +44,24 @@ struct Candidate {
     void (*launch)(const float *, const float *, float *, int);
 };
 
-// Shapes: <BM, BN, BK, WM, WN, LY, LX, STAGES, MIN_BLOCKS, FRAG_PIPE, GROUP> (TileShape in
-// matmul.c); the staged kernel's have no STAGES (always 2) and no GROUP.
-#define STAGED(step, ...) {step, "staged <" #__VA_ARGS__ ">", launch_staged<StagedShape<__VA_ARGS__>>}
-#define ASYNC(step, ...) {step, "async <" #__VA_ARGS__ ">", launch_fast<TileShape<__VA_ARGS__>>}
+// Shapes: staged <BM, BN, BK, WM, WN, LY, LX, MIN_BLOCKS, FRAG_PIPE, GROUP> (TileShape in
+// matmul.c: two stages, the next tile through registers), async <BM, BN, BK, WM, WN, LY, LX,
+// STAGES, MIN_BLOCKS, FRAG_PIPE, GROUP> (AsyncShape in async_kernel.cuh).
+#define STAGED(step, ...) {step, "staged <" #__VA_ARGS__ ">", launch_fast<TileShape<__VA_ARGS__>>}
+#define ASYNC(step, ...) {step, "async <" #__VA_ARGS__ ">", launch_async<AsyncShape<__VA_ARGS__>>}
 static const Candidate kCandidates[] = {
     {"now", "matmul_fast (FastShape, SmallShape below 132 tiles)", matmul_fast},
-    // Before: registers carry the next tile, two stages.
-    STAGED("3", 128, 128, 8, 32, 64, 4, 8, 2, true),
-    STAGED("3", 64, 128, 8, 32, 64, 4, 8, 3, false),
+    // 3: registers carry the next tile, two stages (FastShape and SmallShape).
+    STAGED("3", 128, 128, 8, 32, 64, 4, 8, 2, true, 0),
+    STAGED("3", 64, 128, 8, 32, 64, 4, 8, 3, false, 0),
+    // 3b: the same, grouped launch order (GROUP block rows at a time), for the L2 cache.
+    STAGED("3b", 128, 128, 8, 32, 64, 4, 8, 2, true, 4),
+    STAGED("3b", 128, 128, 8, 32, 64, 4, 8, 2, true, 8),
+    STAGED("3b", 128, 128, 8, 32, 64, 4, 8, 2, true, 16),
+    STAGED("3b", 64, 128, 8, 32, 64, 4, 8, 3, false, 8),
+    // 3c: k steps of 16 (half the barriers and index arithmetic per multiply-add).
+    STAGED("3c", 128, 128, 16, 32, 64, 4, 8, 2, true, 0),
+    STAGED("3c", 128, 128, 16, 32, 64, 4, 8, 1, true, 8),
     // 4: the same shape, the tiles by cp.async; 2, 3, 4 stages; k steps of 8 and 16.
     ASYNC("4", 128, 128, 8, 32, 64, 4, 8, 2, 2, true, 0),
     ASYNC("4", 128, 128, 8, 32, 64, 4, 8, 3, 2, true, 0),
@@ -241,16 +251,16 @@ static void time_all(int n, int reps)
                 worst = std::isnan(e) ? INFINITY : e;
         }
         double tflops = flops / (std::min(ms, again) * 1e9);
-        bool async = std::strncmp(c.name, "async <", 7) == 0;
-        if (async && worst < 1e-5 && tflops > best_tflops)
+        bool staged = std::strncmp(c.name, "staged <", 8) == 0;  // matmul_fast's kernel
+        if (staged && worst < 1e-5 && tflops > best_tflops)
             best = &c, best_tflops = tflops;
-        if (async && worst < 1e-5 && std::strncmp(c.name, "async <64,", 10) == 0 && tflops > best_small_tflops)
+        if (staged && worst < 1e-5 && std::strncmp(c.name, "staged <64,", 11) == 0 && tflops > best_small_tflops)
             best_small = &c, best_small_tflops = tflops;
         printf("%-4s %-62s %8.3f %8.3f %8.1f %8.3f %10.2e\n", c.step, c.name, ms, again, tflops,
                tflops / cublas_tflops, worst);
     }
-    // For scripts/pick_fast_shape.py: the shapes, without "async <" and ">".
-    auto shape = [](const Candidate *c) { return std::string(c->name + 7, std::strlen(c->name) - 8); };
+    // For scripts/pick_fast_shape.py: the staged shapes (matmul_fast's), without "staged <" and ">".
+    auto shape = [](const Candidate *c) { return std::string(c->name + 8, std::strlen(c->name) - 9); };
     if (best)
         printf("best: %s\nbest-small: %s\n", shape(best).c_str(), shape(best_small ? best_small : best).c_str());
     float again = time_ms(cublas, reps);  // the clocks may drift while the card warms up
