@@ -172,7 +172,8 @@ void matmul_tiled_uncoalesced(const float *A, const float *B, float *C, int n, i
 // The template's parameters let labs/matmul/scripts/tune_fast.cu time other shapes; FastShape
 // and SmallShape below are the ones matmul_fast launches, the best it measured on an H100
 // (labs/matmul/NOTES.md: 0.89 of cuBLAS at n = 4096).
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false,
+          int GROUP_ = 0>
 struct TileShape {
     static constexpr int BM = BM_, BN = BN_, BK = BK_;  // block tile of C, and its k step
     static constexpr int WM = WM_, WN = WN_;             // one warp's piece of it
@@ -181,6 +182,7 @@ struct TileShape {
     static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
     static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // blocks per SM: caps registers per thread
     static constexpr bool FRAG_PIPE = FRAG_PIPE_;   // load step k+1's values before step k's multiply-adds
+    static constexpr int GROUP = GROUP_;            // block rows per group in launch order; 0: row by row
     static constexpr int A_PAD = 4;
     static constexpr int A_LOADS = BM * BK / 4 / THREADS;  // float4s of A per thread per tile
     static constexpr int B_LOADS = BK * BN / 4 / THREADS;
@@ -285,6 +287,22 @@ __device__ __forceinline__ void multiply_add(float (&acc)[S::TM][S::TN], const f
             acc[i][j] += a[i] * b[j];
 }
 
+// The first row and column of C that this block computes. GROUP > 0: blocks are numbered in
+// launch order down groups of GROUP block rows, column by column, instead of along whole rows,
+// so that the blocks running at one time share more of their tiles of A and B in the L2 cache.
+template <class S>
+__device__ __forceinline__ int2 block_origin()
+{
+    if (S::GROUP == 0)
+        return make_int2(blockIdx.y * S::BM, blockIdx.x * S::BN);
+    int id = blockIdx.y * gridDim.x + blockIdx.x;
+    int per_group = S::GROUP * gridDim.x;
+    int first_row = (id / per_group) * S::GROUP;
+    int rows = min(S::GROUP, (int)gridDim.y - first_row);
+    int in_group = id % per_group;
+    return make_int2((first_row + in_group % rows) * S::BM, (in_group / rows) * S::BN);
+}
+
 template <class S, bool VEC4>
 __global__ void __launch_bounds__(S::THREADS, S::MIN_BLOCKS)
 fast_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)
@@ -292,7 +310,8 @@ fast_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__r
     __shared__ __align__(16) float As[2][S::BK][S::BM + S::A_PAD];
     __shared__ __align__(16) float Bs[2][S::BK][S::BN];
 
-    const int bm = blockIdx.y * S::BM, bn = blockIdx.x * S::BN;
+    const int2 origin = block_origin<S>();
+    const int bm = origin.x, bn = origin.y;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     // The first row and column of this thread's first 4 × 4 sub-patch, within the block tile.
     const int m0 = (warp / (S::BN / S::WN)) * S::WM + (lane / S::LX) * 4;

@@ -3,6 +3,8 @@
 // threads running blocks at once, and the barriers that order it.
 #include <numeric>
 
+#include <cuda_pipeline.h>
+
 #include "emu_test_util.h"
 
 // The classic tree reduction: each block sums its 1024 inputs in shared memory.
@@ -244,4 +246,39 @@ TEST(SharedMemory, DeclarationFormsStudentsWrite)
     outer::declaration_forms<double, 32><<<6, 32, 16>>>(out.get());
     ASSERT_CUDA_OK(cudaGetLastError());
     for (double v : out.host()) EXPECT_EQ(31.0 + 32 + 1 + 2 + 3, v);
+}
+
+// Asynchronous copies (cuda_pipeline.h): each thread copies 16, 8 and 4 bytes of the input into
+// shared memory, the last copy with 4 bytes of zero fill, then the block reads them back
+// through other threads after waiting and a barrier, as a GPU kernel must.
+__global__ void pipeline_copies(const int *in, int *out)
+{
+    __shared__ __align__(16) int tile[64][8];
+    int t = threadIdx.x;
+    const int *src = in + t * 8;
+    __pipeline_memcpy_async(&tile[t][0], src, 16);
+    __pipeline_memcpy_async(&tile[t][4], src + 4, 8);
+    __pipeline_commit();
+    __pipeline_memcpy_async(&tile[t][6], src + 6, 8, 4);  // copies src[6], zeroes tile[t][7]
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    int from = (t + 1) % 64;  // another thread's copies
+    for (int i = 0; i < 8; ++i)
+        out[t * 8 + i] = tile[from][i];
+}
+
+TEST(SharedMemory, PipelineMemcpyAsyncCopiesAndZeroFills)
+{
+    std::vector<int> in(64 * 8);
+    std::iota(in.begin(), in.end(), 1);
+    DeviceArray<int> d_in(in), d_out(in.size());
+    pipeline_copies<<<1, 64>>>(d_in.get(), d_out.get());
+    ASSERT_CUDA_OK(cudaGetLastError());
+    std::vector<int> out = d_out.host();
+    for (int t = 0; t < 64; ++t)
+        for (int i = 0; i < 8; ++i) {
+            int from = (t + 1) % 64;
+            EXPECT_EQ(i == 7 ? 0 : in[from * 8 + i], out[t * 8 + i]) << "thread " << t << ", element " << i;
+        }
 }

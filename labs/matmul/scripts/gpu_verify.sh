@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The matmul lab's whole GPU verification in one go, on a machine with an NVIDIA GPU:
-# builds, the fast kernel's shape table against cuBLAS, `make bench`, the exploration tables,
-# tiled against naive, compute-sanitizer on odd sizes, and the grader on every case.
+# builds, every fast-kernel candidate against float64 and timed against cuBLAS, `make bench`,
+# the exploration tables, tiled against naive, compute-sanitizer on odd sizes, and the grader on every case.
 #
 #   labs/matmul/scripts/gpu_verify.sh [LOG_DIR]        (default build/matmul-verify)
 #
@@ -29,13 +29,15 @@ nvidia-smi --query-gpu=name,compute_cap,clocks.sm,clocks.max.sm,power.draw,power
     --format=csv | tee "$log/gpu.txt"
 
 step build 240 bash -c 'make -j8 matmul SOL=1 >/dev/null && make -j8 matmul >/dev/null &&
-    { [ build/tune_fast -nt labs/matmul/scripts/tune_fast.cu ] && [ build/tune_fast -nt solutions/matmul/matmul.c ] ||
+    { [ build/tune_fast -nt labs/matmul/scripts/tune_fast.cu ] && [ build/tune_fast -nt solutions/matmul/matmul.c ] &&
+      [ build/tune_fast -nt labs/matmul/scripts/async_kernel.cuh ] ||
       nvcc -std=c++17 -O3 -arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d .) \
         -Ilabs/common -Ilabs/matmul -Isolutions/matmul labs/matmul/scripts/tune_fast.cu -o build/tune_fast -lcublas; } &&
     echo built'
 program=build/solution/matmul/matmul
 
-step tune 120 build/tune_fast 4096
+step tune-check 180 build/tune_fast check
+step tune 180 build/tune_fast 1024 2048 4096
 step bench 180 make --no-print-directory bench LAB=matmul
 step geometry 180 python3 labs/matmul/scripts/geometry.py --n 2048 --program $program
 step coalescing 120 python3 labs/matmul/scripts/coalescing.py --program $program

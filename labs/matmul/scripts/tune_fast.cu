@@ -1,21 +1,32 @@
-// Times several tile shapes of the reference solution's fast kernel against cuBLAS SGEMM (plain
-// FP32) at one n, to choose the FastShape that matmul_fast launches. A developer's tool, not
-// part of the lab's build (the Makefile compiles only labs/matmul/*.cu|*.cpp):
+// Times tile shapes and pipelines of the reference solution's fast kernel against cuBLAS SGEMM
+// (plain FP32), to choose the FastShape and SmallShape that matmul_fast launches, and checks
+// every one of them on awkward sizes. A developer's tool, not part of the lab's build (the
+// Makefile compiles only labs/matmul/*.cu|*.cpp):
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Ilabs/common -Ilabs/matmul -Isolutions/matmul \
-//        labs/matmul/scripts/tune_fast.cu -o build/tune_fast -lcublas && build/tune_fast 4096
+//        labs/matmul/scripts/tune_fast.cu -o build/tune_fast -lcublas
+//   build/tune_fast check              every candidate on n = 1 .. 1024 (odd, ragged, n % 4 != 0)
+//                                      against a float64 product: error / the (n + 2) u bound
+//   build/tune_fast 1024 2048 4096     times, TFLOP/s and the ratio to cuBLAS at each n
 //
-// Each shape's result is compared with cuBLAS's (both FP32, so they agree to rounding).
+// The candidates are the steps of labs/matmul/NOTES.md, in order: the reference's fast_kernel
+// (the next tile through registers, two shared-memory stages) and its grouped launch order,
+// then async_kernel (scripts/async_kernel.cuh: the tiles by asynchronous copies, STAGES deep)
+// with larger k steps, other warp and block shapes, and grouped launch order.
+// Each timed result is also compared with cuBLAS's (both sum each c_ij in k order with FMA).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cublas_v2.h>
 
-#include "matmul.c"  // the solution: its fast_kernel template and TileShape
+#include "matmul.c"  // the solution: its fast_kernel template, TileShape and matmul_fast
+#include "async_kernel.cuh"
 #include "seeded.h"
 
 #define CUBLAS_CHECK(call)                                                                  \
@@ -28,37 +39,63 @@
     } while (0)
 
 struct Candidate {
+    const char *step;  // NOTES.md's step
     const char *name;
     void (*launch)(const float *, const float *, float *, int);
 };
 
-// Only the float4 instance: the tuning sizes are multiples of 4.
-template <class S>
-static void launch_vec4(const float *A, const float *B, float *C, int n)
-{
-    dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
-    fast_kernel<S, true><<<grid, S::THREADS>>>(A, B, C, n);
-    CUDA_CHECK_LAUNCH();
-}
-
-#define SHAPE(...) {#__VA_ARGS__, launch_vec4<TileShape<__VA_ARGS__>>}
+// Shapes: staged <BM, BN, BK, WM, WN, LY, LX, MIN_BLOCKS, FRAG_PIPE, GROUP> (TileShape in
+// matmul.c: two stages, the next tile through registers), async <BM, BN, BK, WM, WN, LY, LX,
+// STAGES, MIN_BLOCKS, FRAG_PIPE, GROUP> (AsyncShape in async_kernel.cuh).
+#define STAGED(step, ...) {step, "staged <" #__VA_ARGS__ ">", launch_fast<TileShape<__VA_ARGS__>>}
+#define ASYNC(step, ...) {step, "async <" #__VA_ARGS__ ">", launch_async<AsyncShape<__VA_ARGS__>>}
 static const Candidate kCandidates[] = {
-    // 256 threads, 8 x 8 a thread, two blocks a multiprocessor (128 registers at most)
-    SHAPE(128, 128, 8, 32, 64, 4, 8, 2, true),
-    SHAPE(128, 128, 8, 64, 32, 8, 4, 2, true),
-    SHAPE(128, 128, 16, 32, 64, 4, 8, 1, true),
-    // 128 threads, 8 x 16 or 16 x 8 a thread (64 x 64 warp tiles), two blocks a multiprocessor
-    SHAPE(128, 128, 8, 64, 64, 8, 4, 2, true),
-    SHAPE(128, 128, 16, 64, 64, 8, 4, 2, false),
-    SHAPE(128, 128, 16, 64, 64, 8, 4, 2, true),
-    SHAPE(128, 128, 16, 64, 64, 4, 8, 2, true),
-    // 256 threads, 8 x 16 a thread, one block a multiprocessor
-    SHAPE(128, 256, 8, 64, 64, 8, 4, 1, true),
-    // smaller tiles, for small n (BM = 64)
-    SHAPE(64, 128, 8, 32, 64, 4, 8, 3, false),
-    SHAPE(64, 64, 16, 32, 32, 4, 8, 4, false),
-    SHAPE(64, 64, 16, 32, 32, 4, 8, 4, true),
-    SHAPE(64, 64, 8, 32, 32, 4, 8, 4, true),
+    {"now", "matmul_fast (FastShape, SmallShape below 132 tiles)", matmul_fast},
+    // 3: registers carry the next tile, two stages (FastShape and SmallShape).
+    STAGED("3", 128, 128, 8, 32, 64, 4, 8, 2, true, 0),
+    STAGED("3", 64, 128, 8, 32, 64, 4, 8, 3, false, 0),
+    // 3b: the same, grouped launch order (GROUP block rows at a time), for the L2 cache.
+    STAGED("3b", 128, 128, 8, 32, 64, 4, 8, 2, true, 4),
+    STAGED("3b", 128, 128, 8, 32, 64, 4, 8, 2, true, 8),
+    STAGED("3b", 128, 128, 8, 32, 64, 4, 8, 2, true, 16),
+    STAGED("3b", 64, 128, 8, 32, 64, 4, 8, 3, false, 8),
+    // 3c: k steps of 16 (half the barriers and index arithmetic per multiply-add).
+    STAGED("3c", 128, 128, 16, 32, 64, 4, 8, 2, true, 0),
+    STAGED("3c", 128, 128, 16, 32, 64, 4, 8, 1, true, 8),
+    // 4: the same shape, the tiles by cp.async; 2, 3, 4 stages; k steps of 8 and 16.
+    ASYNC("4", 128, 128, 8, 32, 64, 4, 8, 2, 2, true, 0),
+    ASYNC("4", 128, 128, 8, 32, 64, 4, 8, 3, 2, true, 0),
+    ASYNC("4", 128, 128, 8, 32, 64, 4, 8, 4, 2, true, 0),
+    ASYNC("4", 128, 128, 16, 32, 64, 4, 8, 2, 2, true, 0),
+    ASYNC("4", 128, 128, 16, 32, 64, 4, 8, 3, 2, true, 0),
+    ASYNC("4", 128, 128, 16, 32, 64, 4, 8, 4, 2, true, 0),
+    ASYNC("4", 128, 128, 8, 64, 32, 8, 4, 3, 2, true, 0),
+    ASYNC("4", 128, 128, 8, 32, 64, 4, 8, 3, 2, false, 0),
+    // 5: grouped launch order (GROUP block rows at a time), for the L2 cache.
+    ASYNC("5", 128, 128, 8, 32, 64, 4, 8, 3, 2, true, 4),
+    ASYNC("5", 128, 128, 8, 32, 64, 4, 8, 3, 2, true, 8),
+    ASYNC("5", 128, 128, 8, 32, 64, 4, 8, 3, 2, true, 16),
+    ASYNC("5", 128, 128, 16, 32, 64, 4, 8, 3, 2, true, 8),
+    // 6: 128 threads, 64 x 64 warp tiles, 8 x 16 (or 16 x 8) a thread: cuBLAS's own layout.
+    ASYNC("6", 128, 128, 8, 64, 64, 8, 4, 3, 2, true, 0),
+    ASYNC("6", 128, 128, 8, 64, 64, 8, 4, 4, 2, true, 0),
+    ASYNC("6", 128, 128, 16, 64, 64, 8, 4, 3, 2, true, 0),
+    ASYNC("6", 128, 128, 8, 64, 64, 4, 8, 3, 2, true, 0),
+    ASYNC("6", 128, 128, 8, 64, 64, 8, 4, 3, 3, true, 0),
+    ASYNC("6", 128, 128, 8, 64, 64, 8, 4, 3, 2, true, 8),
+    // 7: 256 threads, 8 x 16 a thread, larger block tiles, one block a multiprocessor.
+    ASYNC("7", 128, 256, 8, 64, 64, 8, 4, 3, 1, true, 0),
+    ASYNC("7", 128, 256, 8, 64, 64, 8, 4, 4, 1, true, 0),
+    ASYNC("7", 128, 256, 16, 64, 64, 8, 4, 3, 1, true, 0),
+    ASYNC("7", 256, 128, 8, 64, 64, 8, 4, 3, 1, true, 0),
+    ASYNC("7", 128, 256, 8, 64, 64, 8, 4, 3, 1, true, 8),
+    // 8: small tiles, for small n (BM = 64: the `small` column of pick_fast_shape.py).
+    ASYNC("8", 64, 128, 8, 32, 64, 4, 8, 3, 3, true, 0),
+    ASYNC("8", 64, 128, 8, 32, 64, 4, 8, 4, 3, true, 0),
+    ASYNC("8", 64, 128, 16, 32, 64, 4, 8, 3, 3, true, 0),
+    ASYNC("8", 64, 128, 8, 32, 64, 4, 8, 3, 3, false, 0),
+    ASYNC("8", 64, 64, 8, 32, 32, 4, 8, 3, 4, true, 0),
+    ASYNC("8", 64, 64, 16, 32, 32, 4, 8, 3, 4, true, 0),
 };
 
 static float median_ms(std::vector<float> t)
@@ -90,60 +127,157 @@ static float time_ms(F run, int reps)
     return median_ms(times);
 }
 
-int main(int argc, char **argv)
-{
-    int n = argc > 1 ? atoi(argv[1]) : 4096;
-    int reps = argc > 2 ? atoi(argv[2]) : 15;
-    size_t count = (size_t)n * n, bytes = count * sizeof(float);
-    std::vector<float> host(2 * count), want(count), got(count);
-    seeded_uniform_floats(host.data(), host.size(), 1);
+struct DeviceProduct {
+    int n;
+    size_t count, bytes;
+    std::vector<float> host;  // A then B
     float *A, *B, *C;
-    CUDA_CHECK(cudaMalloc(&A, bytes));
-    CUDA_CHECK(cudaMalloc(&B, bytes));
-    CUDA_CHECK(cudaMalloc(&C, bytes));
-    CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(B, host.data() + count, bytes, cudaMemcpyHostToDevice));
+    explicit DeviceProduct(int n_, uint64_t seed) : n(n_), count((size_t)n_ * n_), bytes(count * sizeof(float))
+    {
+        host.resize(2 * count);
+        seeded_uniform_floats(host.data(), host.size(), seed);
+        CUDA_CHECK(cudaMalloc(&A, bytes));
+        CUDA_CHECK(cudaMalloc(&B, bytes));
+        CUDA_CHECK(cudaMalloc(&C, bytes));
+        CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(B, host.data() + count, bytes, cudaMemcpyHostToDevice));
+    }
+    ~DeviceProduct()
+    {
+        cudaFree(A);
+        cudaFree(B);
+        cudaFree(C);
+    }
+    // Runs a kernel on a NaN-poisoned C (0xFF bytes) and returns C: unwritten entries stay NaN.
+    std::vector<float> run(void (*launch)(const float *, const float *, float *, int))
+    {
+        CUDA_CHECK(cudaMemset(C, 0xFF, bytes));
+        launch(A, B, C, n);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<float> out(count);
+        CUDA_CHECK(cudaMemcpy(out.data(), C, bytes, cudaMemcpyDeviceToHost));
+        return out;
+    }
+};
 
+// The float64 product, on every CPU core. The inputs are in [0, 1): c_ij is its own scale
+// sum_k |a_ik||b_kj|, so (n + 2) u relative is the harness's bound (labs/matmul/reference.h).
+static std::vector<double> float64_product(const std::vector<float> &host, int n)
+{
+    const float *A = host.data(), *B = host.data() + (size_t)n * n;
+    std::vector<double> C((size_t)n * n, 0.0);
+    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            for (int i = (int)w; i < n; i += (int)workers)
+                for (int k = 0; k < n; ++k) {
+                    double a = A[(size_t)i * n + k];
+                    for (int j = 0; j < n; ++j)
+                        C[(size_t)i * n + j] += a * B[(size_t)k * n + j];
+                }
+        });
+    for (std::thread &t : pool)
+        t.join();
+    return C;
+}
+
+static int check_all()
+{
+    const int sizes[] = {1, 2, 3, 4, 5, 8, 17, 31, 63, 64, 65, 100, 127, 128, 129, 130, 200, 255, 256, 257,
+                         383, 500, 511, 513, 640, 1000, 1001, 1023, 1024};
+    int failures = 0;
+    printf("%-70s %s\n", "candidate", "worst error / bound over n = 1 .. 1024 (NaN: unwritten)");
+    std::vector<double> worst(sizeof kCandidates / sizeof kCandidates[0], 0.0);
+    std::vector<int> worst_n(worst.size(), 0);
+    for (int n : sizes) {
+        DeviceProduct d(n, 1000 + n);
+        std::vector<double> want = float64_product(d.host, n);
+        double bound = (n + 2) * std::ldexp(1.0, -24);
+        for (size_t c = 0; c < worst.size(); ++c) {
+            std::vector<float> got = d.run(kCandidates[c].launch);
+            for (size_t i = 0; i < got.size(); ++i) {
+                double e = std::fabs(got[i] - want[i]) / (want[i] * bound);
+                if (want[i] == 0.0)
+                    e = got[i] == 0.0f ? 0.0 : INFINITY;
+                if (!(e <= worst[c])) {  // NaN counts as worst
+                    worst[c] = std::isnan(e) ? INFINITY : e;
+                    worst_n[c] = n;
+                }
+            }
+        }
+    }
+    for (size_t c = 0; c < worst.size(); ++c) {
+        bool ok = worst[c] <= 1.0;
+        failures += !ok;
+        printf("%-70s %8.3f at n = %-5d %s\n", kCandidates[c].name, worst[c], worst_n[c], ok ? "ok" : "WRONG");
+    }
+    printf(failures ? "check: %d candidates WRONG\n" : "check: every candidate within the bound at every n\n",
+           failures);
+    return failures ? 1 : 0;
+}
+
+static void time_all(int n, int reps)
+{
+    DeviceProduct d(n, 1);
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
     const float one = 1.0f, zero = 0.0f;
     // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: pass B first.
     auto cublas = [&] {
-        CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, CUDA_R_32F, n, A,
-                                  CUDA_R_32F, n, &zero, C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+        CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, d.B, CUDA_R_32F, n, d.A,
+                                  CUDA_R_32F, n, &zero, d.C, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
                                   CUBLAS_GEMM_DEFAULT));
     };
     double flops = 2.0 * n * (double)n * n;
     float cublas_ms = time_ms(cublas, reps);
-    CUDA_CHECK(cudaMemcpy(want.data(), C, bytes, cudaMemcpyDeviceToHost));
+    std::vector<float> want(d.count);
+    CUDA_CHECK(cudaMemcpy(want.data(), d.C, d.bytes, cudaMemcpyDeviceToHost));
     double cublas_tflops = flops / (cublas_ms * 1e9);
-    printf("n = %d: cuBLAS SGEMM (CUBLAS_COMPUTE_32F) %.3f ms, %.1f TFLOP/s\n", n, cublas_ms, cublas_tflops);
-    printf("%-44s %9s %9s %9s %12s\n", "shape <BM,BN,BK,WM,WN,LY,LX,MINB,PIPE>", "ms", "TFLOP/s", "/cuBLAS", "max rel diff");
+    printf("\nn = %d: cuBLAS SGEMM (CUBLAS_COMPUTE_32F) %.3f ms, %.1f TFLOP/s\n", n, cublas_ms, cublas_tflops);
+    printf("%-4s %-62s %8s %8s %8s %8s %10s\n", "step", "candidate", "ms", "ms again", "TFLOP/s", "/cuBLAS",
+           "rel diff");
     const Candidate *best = nullptr, *best_small = nullptr;
     double best_tflops = 0, best_small_tflops = 0;
     for (const Candidate &c : kCandidates) {
-        CUDA_CHECK(cudaMemset(C, 0xFF, bytes));
-        float ms = time_ms([&] { c.launch(A, B, C, n); }, reps);
-        CUDA_CHECK(cudaMemcpy(got.data(), C, bytes, cudaMemcpyDeviceToHost));
+        std::vector<float> got = d.run(c.launch);
+        float ms = time_ms([&] { c.launch(d.A, d.B, d.C, n); }, reps);
+        float again = time_ms([&] { c.launch(d.A, d.B, d.C, n); }, reps);
         double worst = 0;
-        for (size_t i = 0; i < count; ++i) {
-            double d = std::fabs((double)got[i] - want[i]) / std::fabs((double)want[i]);
-            if (!(d <= worst))  // NaN counts as worst
-                worst = std::isnan(d) ? INFINITY : d;
+        for (size_t i = 0; i < d.count; ++i) {
+            double e = std::fabs((double)got[i] - want[i]) / std::fabs((double)want[i]);
+            if (!(e <= worst))  // NaN counts as worst
+                worst = std::isnan(e) ? INFINITY : e;
         }
-        double tflops = flops / (ms * 1e9);
-        if (worst < 1e-5 && tflops > best_tflops)
+        double tflops = flops / (std::min(ms, again) * 1e9);
+        bool staged = std::strncmp(c.name, "staged <", 8) == 0;  // matmul_fast's kernel
+        if (staged && worst < 1e-5 && tflops > best_tflops)
             best = &c, best_tflops = tflops;
-        if (worst < 1e-5 && std::string(c.name).rfind("64,", 0) == 0 && tflops > best_small_tflops)
+        if (staged && worst < 1e-5 && std::strncmp(c.name, "staged <64,", 11) == 0 && tflops > best_small_tflops)
             best_small = &c, best_small_tflops = tflops;
-        printf("<%-42s %9.3f %9.1f %9.3f %12.2e\n", (std::string(c.name) + ">").c_str(), ms, tflops,
+        printf("%-4s %-62s %8.3f %8.3f %8.1f %8.3f %10.2e\n", c.step, c.name, ms, again, tflops,
                tflops / cublas_tflops, worst);
     }
-    if (best)  // for scripts/pick_fast_shape.py
-        printf("best: %s\nbest-small: %s\n", best->name, best_small ? best_small->name : best->name);
+    // For scripts/pick_fast_shape.py: the staged shapes (matmul_fast's), without "staged <" and ">".
+    auto shape = [](const Candidate *c) { return std::string(c->name + 8, std::strlen(c->name) - 9); };
+    if (best)
+        printf("best: %s\nbest-small: %s\n", shape(best).c_str(), shape(best_small ? best_small : best).c_str());
     float again = time_ms(cublas, reps);  // the clocks may drift while the card warms up
-    printf("cuBLAS again after the shapes: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
+    printf("cuBLAS again after the candidates: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
     CUBLAS_CHECK(cublasDestroy(handle));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::strcmp(argv[1], "check") == 0)
+        return check_all();
+    std::vector<int> sizes;
+    for (int i = 1; i < argc; ++i)
+        sizes.push_back(atoi(argv[i]));
+    if (sizes.empty())
+        sizes.push_back(4096);
+    for (int n : sizes)
+        time_all(n, n <= 1024 ? 50 : 15);
     return 0;
 }
