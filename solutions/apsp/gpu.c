@@ -73,15 +73,13 @@ __global__ void phase1_kernel(int *dist, int n_padded, int round)
 #define TILE_HALF (BLOCK / 2)          // the offset of a tile's second four rows and columns
 
 // Block (R, C) of the matrix into shared memory, as it is or transposed, by `threads` threads
-// (this one is number `thread`). 16-byte global loads, four in flight a thread (the unroll: the
-// sweep's twin of phase 3 with it ran 0.8% faster than without); for the transposed copy a warp reads 32
+// (this one is number `thread`). 16-byte global loads; for the transposed copy a warp reads 32
 // consecutive rows at the same k and writes 32 consecutive words of shared memory: no bank
 // conflicts.
 static __device__ __forceinline__ void load_block(int (*block)[BLOCK], const int *dist, int n_padded, int R, int C,
                                                   int thread, int threads)
 {
     const int *src = dist + (size_t)R * BLOCK * n_padded + (size_t)C * BLOCK;
-    #pragma unroll 4
     for (int q = thread; q < BLOCK * BLOCK / 4; q += threads) {
         int r = q / (BLOCK / 4), c = q % (BLOCK / 4) * 4;
         *(int4 *)&block[r][c] = *(const int4 *)&src[(size_t)r * n_padded + c];
@@ -92,7 +90,6 @@ static __device__ __forceinline__ void load_block_transposed(int (*block_t)[BLOC
                                                              int R, int C, int thread, int threads)
 {
     const int *src = dist + (size_t)R * BLOCK * n_padded + (size_t)C * BLOCK;
-    #pragma unroll 4
     for (int q = thread; q < BLOCK * BLOCK / 4; q += threads) {
         int i = q % BLOCK, k = q / BLOCK * 4;
         int4 v = *(const int4 *)&src[(size_t)i * n_padded + k];
