@@ -127,6 +127,24 @@ __global__ void __launch_bounds__(TILE_THREADS * kGroups) phase3_sweep(int *dist
 //           ty, ty + 8, ..., ty + 56 so that a warp's four ty read four different bank groups.
 //   stages  2: the next pivot's pieces are copied while this pivot's are used (two barriers a
 //           pivot instead of a wait for the loads).
+// Measured 2026-11-24 on an NVIDIA H100 80GB HBM3, n = 16384, ms and 10^12 updates/s (every
+// result equal to the reference's at 16384, 4288, 320 and 192):
+//   reference (gpu.c) 315.6 / 13.94 and again 315.6 / 13.94; its twin "W4 g2 own-late unroll4"
+//   313.1 / 14.05 (twice; the same design, 0.8% faster for a reason not found: unrolling
+//   gpu.c's load_block loops by 4 changed nothing, 315.5 / 13.94);
+//   14 band only (phases 1, 2 and band_kernel, no phase 3) 22.1: 7% of the run, so phase 3
+//      alone runs at about 15.0 (0.90 of the min-plus ceiling); the rest of the gap is there;
+//   15 g4 dyn 328.8 / 13.38; 16 g8 dyn 342.2 / 12.85; 29 W6 g4 dyn 329.9 / 13.33: more groups
+//      lose (fewer, larger thread blocks wait longer at each barrier);
+//   17 g2 async 316.0 / 13.92; 17b k two at a time 316.2 / 13.91; 18 g4 async 319.3 / 13.78
+//      (24 bytes of spills at 128 registers); 18b 315.9 / 13.92: the copies straight into shared
+//      memory gain nothing, the other warps already hide the loads;
+//   two stages: 19 g1 355.2 / 12.38; 20 g2 326.1 / 13.49; 21 g4 333.6 / 13.18; 21b 343.2 /
+//      12.82: the second stage halves the thread blocks a multiprocessor, which costs more;
+//   W with g4 async: 22 W3 320.9 / 13.71, 23 W5 319.2 / 13.78, 24 W6 318.1 / 13.83, 25 W8
+//      318.4 / 13.82, 25b W3 (k two) 316.3 / 13.91, 25c W6 (k two) 315.6 / 13.94; with g2 two
+//      stages: 26 W3 337.6 / 13.03, 27 W6 324.2 / 13.57, 28 W8 324.1 / 13.57.
+// None beats the reference by more than the spread, so gpu.c keeps W4 g2.
 #define SWEEP_COLUMN_PITCH (BLOCK + 4)
 
 template <bool kAsync>
