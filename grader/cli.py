@@ -23,14 +23,13 @@ from grader.build import build_lab
 from grader.cases import prepare, sha256_of
 from grader.grade import Grader, Source, build_dir_for
 from grader.gpu import has_gpu
-from grader.labs import CASE_SELECTIONS, ConfigError, load_lab
+from grader.labs import CASE_SELECTIONS, PUBLIC, ConfigError, load_lab
 from grader.mutants import add_parser as add_mutants_parser
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
 from grader.sandbox import MODES, SandboxError
 from grader.intake import SubmissionError, intake, safe_id, unpack
 from grader.submit import package
-
 
 
 def _fail(message: str) -> int:
@@ -155,7 +154,7 @@ def parser() -> argparse.ArgumentParser:
                        "(the default where no GPU is found)")
     check.add_argument("--gpu", action="store_true", help="the GPU build even where no GPU is found")
     check.add_argument("--asan", action="store_true", help="with --emu: AddressSanitizer on")
-    check.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default="public")
+    check.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default=PUBLIC)
     check.add_argument("--json", type=Path, metavar="FILE", help="write the report as JSON")
     check.add_argument("--gradescope", type=Path, metavar="FILE", help="write Gradescope's results.json")
     check.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")

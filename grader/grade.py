@@ -27,7 +27,7 @@ from grader.build import BuildResult, build_lab, build_lock
 from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
 from grader.gpu import gpu_count
-from grader.labs import Case, Lab
+from grader.labs import PUBLIC, Case, Lab
 from grader import KIT_VERSION
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
@@ -136,7 +136,7 @@ class Grader:
     grader/hidden.py); sanitize: compute-sanitizer on one small case (GPU only)."""
 
     def __init__(self, lab: Lab, source: Source, *, emu: bool, asan: bool = False,
-                 groups: tuple[str, ...] = ("public",), keep_outputs: bool = False, log=print,
+                 groups: tuple[str, ...] = (PUBLIC,), keep_outputs: bool = False, log=print,
                  sandbox: str | Sandbox | None = None, secret: hidden.Secret | None = None,
                  secret_file: Path | None = None, sanitize: bool | None = None, checks: bool = True):
         # checks: under the emulator, AddressSanitizer, the race detector and a pass with threads

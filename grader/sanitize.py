@@ -18,7 +18,7 @@ import re
 import shutil
 from pathlib import Path
 
-from grader.labs import Case, Lab
+from grader.labs import PUBLIC, Case, Lab
 
 SLOWDOWN = 20  # a sanitized run takes this many times the case's time limit, at most
 
@@ -45,7 +45,7 @@ def pick_case(lab: Lab, cases: list[Case]) -> Case | None:
     for case in cases:
         if case.name == wanted:
             return case
-    public = [c for c in cases if c.group == "public"]
+    public = [c for c in cases if c.group == PUBLIC]
     return public[0] if public else (cases[0] if cases else None)
 
 

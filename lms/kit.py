@@ -110,12 +110,12 @@ BUILD_ALLOWANCE_S = 240  # building the emulator, the harness and the student's 
 
 def lab_info(lab_id: str, *, with_hidden: bool, root: Path = KIT_ROOT) -> LabInfo:
     """The lab's public cases (the ones `make check` runs) and, with a secret, its hidden ones."""
-    from grader.labs import ConfigError, load_lab
+    from grader.labs import PUBLIC, ConfigError, load_lab
     try:
         lab = load_lab(lab_id)
     except ConfigError as e:
         raise BundleError(str(e)) from None
-    cases = [CaseInfo(c.name, c.points, False, c.time_limit_s) for c in lab.cases if c.group == "public"]
+    cases = [CaseInfo(c.name, c.points, False, c.time_limit_s) for c in lab.cases if c.group == PUBLIC]
     if with_hidden:
         cases_toml = root / "testcases" / lab.id / "cases.toml"
         recipes = tomllib.loads(cases_toml.read_text()).get("hidden", [])

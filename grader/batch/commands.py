@@ -22,7 +22,7 @@ from grader.batch import (NOT_GRADED, REFUSED, BatchError, Plan, Progress, build
 from grader.batch.local import LocalRunner
 from grader.gpu import gpu_ids
 from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
-from grader.labs import CASE_SELECTIONS, load_lab
+from grader.labs import CASE_SELECTIONS, PUBLIC, load_lab
 from grader.sandbox import MODES
 
 
@@ -192,7 +192,7 @@ def add_parsers(sub, fail) -> None:
                             "slurm: array tasks at once (%%N), default 16")
     batch.add_argument("--out", metavar="DIR", help="where results go (default: <lab>-grades)")
     batch.add_argument("--emu", action="store_true", help="build and run under the CPU emulator (no GPU)")
-    batch.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default="public")
+    batch.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default=PUBLIC)
     batch.add_argument("--regrade", action="store_true", help="grade again what is already graded")
     batch.add_argument("--chunk", type=int, default=1, metavar="K",
                        help="slurm: submissions per array task (default 1)")
