@@ -89,6 +89,5 @@ def test_devices_without_peer_access_must_be_among_the_counts(tmp_path, monkeypa
     (lab_dir / "lab.toml").write_text(source.read_text().replace("without_peer_access = [3]",
                                                                   "without_peer_access = [4]"))
     monkeypatch.setattr(labs, "LABS_DIR", tmp_path)
-    monkeypatch.setattr(labs, "TESTCASES_DIR", labs.TESTCASES_DIR)
     with pytest.raises(ConfigError, match=r"without_peer_access \[4\] names a count that is not in counts \[2, 3\]"):
         load_lab("apsp")
