@@ -37,7 +37,7 @@ from grader.report import Report, write_atomically
 from grader.run import RunOutcome, run_program
 from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, run_view, sandbox_for
 from grader.text import one_line
-from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdict, runtime_error
+from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA, CaseResult, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 LIMIT_FACTOR, LIMIT_FLOOR_S = 50, 30.0  # a case's time limit against the reference's time
@@ -155,8 +155,9 @@ class Grader:
         if self.secret is not None:
             self.cases += hidden.hidden_cases(lab, self.secret)
         self.sanitize = (checks and not emu) if sanitize is None else sanitize
-        self._emulated_programs: dict[str, Path] | None = None  # multi-device runs on a node with too few GPUs
-        self._emulated_failure = ""
+        # On a GPU node, emulated builds (by whether ASan is on): for multi-device runs on a node
+        # with too few GPUs, and for lab.toml's [sanitize] emulator_checks.
+        self._emulated_builds: dict[bool, BuildResult] = {}
         self.reference_walls: dict[str, float] = {}
 
     def _short(self, reason: str) -> str:
@@ -242,7 +243,8 @@ class Grader:
         return report
 
     def _sanitize(self, programs: dict[str, Path], report: Report) -> None:
-        """compute-sanitizer on one small case; findings go into that case's reason."""
+        """On a GPU, the lab's [sanitize] cases under compute-sanitizer (and the emulator's race
+        checks where lab.toml asks); a finding turns that case from AC into RE."""
         if self.emu:
             report.notes.append("--sanitize needs a GPU: under the CPU emulator use --asan")
             return
@@ -250,33 +252,55 @@ class Grader:
             report.notes.append("compute-sanitizer not found (it comes with the CUDA toolkit): memory and "
                                 "race checks on the GPU skipped")
             return
-        case = sanitize.pick_case(self.lab, self.cases)
-        if case is None:
-            return
-        ready = self._prepare(case)
-        result = next(r for r in report.results if r.case == case.name)
-        if result.verdict != AC:  # it has lost its points already: no need to spend minutes on why
-            report.notes.append(f"sanitizer not run on case {case.name}: it is {result.verdict} already")
-            return
-        found = []
-        for tool in sanitize.tools(self.lab):
-            self.log(f"  {case.name}: compute-sanitizer --tool {tool} ...")
+        for case in sanitize.pick_cases(self.lab, self.cases):
+            result = next(r for r in report.results if r.case == case.name)
+            if result.verdict != AC:  # it has lost its points already: no need to spend minutes on why
+                report.notes.append(f"sanitizer not run on case {case.name}: it is {result.verdict} already")
+                continue
+            # A sanitized or emulated run takes many times a plain one: the case's own limit, widened.
+            ready = self._prepare(case)
             slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
                              ready.input_path, ready.expected_path)
-            outcome, output, _ = self._run(programs[case.program], slow, self.work.with_name(self.lab.id + "-sanitize"),
-                                           wrap_argv=lambda argv, tool=tool: sanitize.command(tool, argv))
-            output.remove()
-            finding = sanitize.findings(tool, outcome.stdout + outcome.stderr)
-            if outcome.timed_out:
-                finding = f"{tool}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
-            found.append(finding or f"{tool}: no errors")
-            if finding and "could not check" not in finding and result.verdict == AC:
-                # The output was right, but the kernel reads or writes where it must not, or races.
-                result.verdict, result.points = RE, 0.0
-                result.reason = one_line(self._short(f"compute-sanitizer {finding} (the output happened to be right)"))
-        if result.verdict == AC:
-            result.reason += "; sanitizer: " + "; ".join(found)
-        report.notes.append(f"sanitizer on case {case.name}: " + "; ".join(found))
+            found = [self._sanitizer_finding(tool, programs[case.program], slow) for tool in sanitize.tools(self.lab)]
+            if self.lab.sanitize.emulator_checks:
+                found.append(self._emulator_finding(slow))
+            for finding in found:
+                if not finding.endswith(": no errors") and "could not check" not in finding and result.verdict == AC:
+                    # The output was right, but the code reads or writes where it must not, or races.
+                    result.verdict, result.points = RE, 0.0
+                    result.reason = one_line(self._short(f"{finding} (the output happened to be right)"))
+            if result.verdict == AC:
+                result.reason += "; sanitizer: " + "; ".join(found)
+            report.notes.append(f"sanitizer on case {case.name}: " + "; ".join(found))
+
+    # A finding: "<checker>: no errors", "<checker>: could not check (why)" (not the student's
+    # fault), or what it found, which costs the case its points.
+    def _sanitizer_finding(self, tool: str, program: Path, slow: ReadyCase) -> str:
+        self.log(f"  {slow.case.name}: compute-sanitizer --tool {tool} ...")
+        outcome, output, _ = self._run(program, slow, self.work.with_name(self.lab.id + "-sanitize"),
+                                       wrap_argv=lambda argv: sanitize.command(tool, argv))
+        output.remove()
+        if outcome.timed_out:
+            return f"compute-sanitizer {tool}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
+        return f"compute-sanitizer {sanitize.findings(tool, outcome.stdout + outcome.stderr) or tool + ': no errors'}"
+
+    def _emulator_finding(self, slow: ReadyCase) -> str:
+        """The case under the emulator's checks (lab.toml's emulator_checks): built with
+        AddressSanitizer, run with the race detector on."""
+        checker = "the emulator's checks"
+        self.log(f"  {slow.case.name}: {checker} ...")
+        binary, failure = self._emulated(slow.case.program, asan=True)
+        if binary is None:
+            return f"{checker}: could not check (the emulated build failed: {failure[:160]})"
+        outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
+                                       env={"EMU_RACECHECK": "1"})
+        verdict, reason = judge(self.lab, slow, outcome, output)
+        output.remove()
+        if verdict == AC:
+            return f"{checker}: no errors"
+        if verdict == TLE:
+            return f"{checker}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
+        return f"{checker} (ASan, EMU_RACECHECK=1), {verdict}: {reason}"
 
     def _runs(self, case: Case) -> list[tuple[str, dict[str, str], bool]]:
         """The runs one case gets, in order: (what the reason says of it, its environment, whether
@@ -323,22 +347,22 @@ class Grader:
         output.remove()
         return verdict == AC
 
-    def _emulated(self, program: str) -> Path | None:
-        """The emulated build of a program, for the multi-device runs of a node with too few GPUs."""
-        if self._emulated_programs is None:
-            build = build_lab(self.lab, src_root=self.source.root, build_dir=build_dir_for(self.source, True, False),
-                              emu=True, sandbox=self.sandbox)
-            self._emulated_programs = build.programs if build.ok else {}
-            self._emulated_failure = build.reason
-        return self._emulated_programs.get(program)
+    def _emulated(self, program: str, asan: bool = False) -> tuple[Path | None, str]:
+        """A program's emulated build on a GPU node, or None and why the build failed."""
+        if asan not in self._emulated_builds:
+            self._emulated_builds[asan] = build_lab(self.lab, src_root=self.source.root, emu=True, asan=asan,
+                                                    build_dir=build_dir_for(self.source, True, asan),
+                                                    sandbox=self.sandbox)
+        build = self._emulated_builds[asan]
+        return (build.programs.get(program), "") if build.ok else (None, build.reason)
 
     def _grade_case(self, case: Case, program: Path, reference: dict, report: Report) -> CaseResult:
         ready = self._prepare(case)
         first, labels = None, []
         for label, env, emulated in self._runs(case):
-            binary = self._emulated(case.program) if emulated else program
+            binary, failure = self._emulated(case.program) if emulated else (program, "")
             if binary is None:
-                labels.append(f"not {label}: the emulated build failed ({self._emulated_failure[:160]})")
+                labels.append(f"not {label}: the emulated build failed ({failure[:160]})")
                 continue
             outcome, output, figures = self._run(binary, ready, self.work, env=env)
             verdict, reason = judge(self.lab, ready, outcome, output)

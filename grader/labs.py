@@ -46,6 +46,20 @@ class Timing:
 
 
 @dataclass(frozen=True)
+class Sanitize:
+    """[sanitize]: what a grading on a GPU checks beyond the output, on a few small cases
+    (grader/sanitize.py); a finding makes an otherwise right case RE."""
+    cases: tuple[str, ...] = ()  # the cases checked (none named: the first public case)
+    racecheck: bool = False  # compute-sanitizer's shared-memory race check
+    synccheck: bool | None = None  # barriers misused (unset: as racecheck)
+    # The cases again under the emulator's checks: built with AddressSanitizer, run with its race
+    # detector (EMU_RACECHECK=1), which takes a store of the value already there for the read it
+    # is. For labs whose seed code stores unchanged values while other threads read them (apsp),
+    # which racecheck counts as hazards, and whose races slip past a GPU's schedule.
+    emulator_checks: bool = False
+
+
+@dataclass(frozen=True)
 class Case:
     name: str
     group: str  # one of CASE_GROUPS
@@ -75,7 +89,7 @@ class Lab:
     # figure -> the most a timed case may report, e.g. matmul's time_vs_baseline (tiled over naive)
     margins: dict = field(default_factory=dict)
     limits: LabLimits = LabLimits()  # [limits]: what a case may use (grader/limits.py)
-    sanitize: dict = field(default_factory=dict)  # [sanitize]: compute-sanitizer's tools and case
+    sanitize: Sanitize = Sanitize()
     symbols: dict = field(default_factory=dict)  # [symbols]: forbid / allow (grader/symbols.py)
     # [devices]: programs that must work on any number of GPUs, and the counts each is graded on
     multi_device_programs: tuple[str, ...] = ()
@@ -138,6 +152,16 @@ def _table(kind, config: dict, name: str, lab_id: str):
         raise ConfigError(f"labs/{lab_id}/lab.toml: [{name}] {e}") from None
 
 
+def _sanitize(config: dict, lab_id: str, cases: tuple[Case, ...]) -> Sanitize:
+    raw = config.get("sanitize", {})
+    sanitize = _table(Sanitize, {"sanitize": {**raw, "cases": tuple(raw.get("cases", ()))}}, "sanitize", lab_id)
+    unknown = [name for name in sanitize.cases if name not in {c.name for c in cases}]
+    if unknown:
+        raise ConfigError(f"labs/{lab_id}/lab.toml: [sanitize] cases names {', '.join(unknown)}, "
+                          f"not a case of testcases/{lab_id}/cases.toml")
+    return sanitize
+
+
 def load_lab(lab_id: str) -> Lab:
     if lab_id not in lab_ids():
         raise ConfigError(f"no lab named {lab_id!r}; the labs are: {', '.join(lab_ids())}")
@@ -176,7 +200,7 @@ def load_lab(lab_id: str) -> Lab:
         build=config.get("build", {}),
         margins={name: float(most) for name, most in config.get("margins", {}).items()},
         limits=lab_limits(config.get("limits", {}), f"labs/{lab_id}/lab.toml"),
-        sanitize=dict(config.get("sanitize", {})),
+        sanitize=_sanitize(config, lab_id, cases),
         symbols={key: [str(p) for p in config.get("symbols", {}).get(key, [])] for key in ("forbid", "allow")},
         multi_device_programs=tuple(devices.get("programs", [])),
         device_counts=device_counts,

@@ -91,3 +91,18 @@ def test_devices_without_peer_access_must_be_among_the_counts(tmp_path, monkeypa
     monkeypatch.setattr(labs, "LABS_DIR", tmp_path)
     with pytest.raises(ConfigError, match=r"without_peer_access \[4\] names a count that is not in counts \[2, 3\]"):
         load_lab("apsp")
+
+
+@pytest.mark.parametrize("old, new, error", [
+    ('cases = ["gpu-g02-cycle"]', 'cases = ["gpu-g02-cycel"]',
+     r"\[sanitize\] cases names gpu-g02-cycel, not a case of testcases/apsp/cases.toml"),
+    ("emulator_checks = true", "emulator_check = true", r"\[sanitize\] .*unexpected keyword argument 'emulator_check'"),
+])
+def test_sanitize_names_real_cases_and_known_keys(tmp_path, monkeypatch, old, new, error):
+    import grader.labs as labs
+    source = labs.LABS_DIR / "apsp" / "lab.toml"
+    (tmp_path / "apsp").mkdir()
+    (tmp_path / "apsp" / "lab.toml").write_text(source.read_text().replace(old, new))
+    monkeypatch.setattr(labs, "LABS_DIR", tmp_path)
+    with pytest.raises(ConfigError, match=error):
+        load_lab("apsp")

@@ -32,3 +32,55 @@ def test_a_racecheck_summary_counts_its_errors():
     assert findings("racecheck", text).startswith("racecheck: 80 errors; first: Error: Race reported between")
     clean = "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
     assert findings("racecheck", clean) is None
+
+
+# ---- a GPU grading's sanitize step, on this machine: compute-sanitizer stood in for by a script
+# that runs the program and finds nothing, the emulator's checks (lab.toml's emulator_checks) real.
+
+import dataclasses
+import stat
+from pathlib import Path
+
+import pytest
+
+from grader import sanitize as sanitize_module
+from grader.grade import Grader, Source
+from grader.labs import load_lab
+from grader.report import Report
+from grader.testing import EMU_READY
+from grader.verdict import AC, RE, CaseResult
+
+STUDENTS = Path(__file__).resolve().parents[2] / "tests/students"
+
+
+def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str) -> tuple[CaseResult, Report]:
+    clean = tmp_path / "compute-sanitizer"
+    clean.write_text('#!/bin/sh\nshift 4\n"$@"\nstatus=$?\necho "========= ERROR SUMMARY: 0 errors"\nexit $status\n')
+    clean.chmod(clean.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setattr(sanitize_module, "sanitizer", lambda: str(clean))
+    lab = load_lab("fw")
+    lab = dataclasses.replace(lab, sanitize=dataclasses.replace(lab.sanitize, cases=(case_name,), emulator_checks=True))
+    grader = Grader(lab, Source(student, STUDENTS / "fw" / student), emu=False, sandbox="off", log=lambda *_: None)
+    program, failure = grader._emulated("fw")  # no GPU here: the plain emulated build plays the GPU's
+    assert program is not None, failure
+    right = CaseResult(case_name, AC, "right", 1.0, 1.0)
+    report = Report("fw", student, False, [right])
+    grader._sanitize({"fw": program}, report)
+    return right, report
+
+
+@pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
+def test_a_race_the_gpu_got_away_with_is_re_from_the_emulators_checks(tmp_path, monkeypatch):
+    result, report = _sanitize_step(tmp_path, monkeypatch, "no_sync_after_trkc", "spot-check-4")
+    assert result.verdict == RE and result.points == 0
+    assert result.reason.startswith("the emulator's checks (ASan, EMU_RACECHECK=1), RE: ")
+    assert "data race on __shared__" in result.reason and "(the output happened to be right)" in result.reason
+    assert "compute-sanitizer memcheck: no errors" in report.notes[-1]
+
+
+@pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
+def test_a_faithful_submission_keeps_its_points_and_is_told_what_was_checked(tmp_path, monkeypatch):
+    result, _ = _sanitize_step(tmp_path, monkeypatch, "hochberg_fwstepk", "spot-check-4")
+    assert result.verdict == AC
+    assert result.reason == ("right; sanitizer: compute-sanitizer memcheck: no errors; compute-sanitizer racecheck: "
+                             "no errors; compute-sanitizer synccheck: no errors; the emulator's checks: no errors")
