@@ -156,7 +156,7 @@ def test_clean_env_keeps_only_what_a_program_needs():
                      "AWS_SECRET_ACCESS_KEY": "k", "HOME": "/root", "EMU_SCHEDULE": "random:3"},
                     LABKIT_RESULT="/w/r.json")
     assert env == {"PATH": "/bin", "CUDA_VISIBLE_DEVICES": "1", "EMU_SCHEDULE": "random:3", "HOME": "/tmp",
-                   "ASAN_OPTIONS": "detect_leaks=0:exitcode=23", "LABKIT_RESULT": "/w/r.json"}
+                   "ASAN_OPTIONS": "detect_leaks=0:detect_stack_use_after_return=0:exitcode=23", "LABKIT_RESULT": "/w/r.json"}
 
 
 def test_clean_env_keeps_asan_options_given():

@@ -45,3 +45,11 @@ TEST(AddressSanitizer, CatchesAReadPastDynamicSharedMemory)
 {
     expect_report("dynamic_overflow", "use-after-poison");
 }
+
+TEST(AddressSanitizer, ThreadsOwnLocalsOnTheFakeStackAreNoRace)
+{
+    CommandResult run = run_command("ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=1 EMU_RACECHECK=1 " +
+                                    std::string(EMU_TEST_PROGRAMS) + "/asan/locals_on_fake_stack");
+    EXPECT_EQ(0, run.status) << run.output;
+    EXPECT_NE(std::string::npos, run.output.find("finished without a report")) << run.output;
+}

@@ -30,4 +30,19 @@ inline void asan_unpoison(const void *address, std::size_t bytes)
     (void)bytes;
 #endif
 }
+// True when `address` is in a live frame of the running fiber's ASan fake stack. With
+// detect_stack_use_after_return on (the default of GCC 13's libasan, off in GCC 12's), a
+// function's address-taken locals live there instead of on the fiber's stack, and the frames are
+// handed to the next CUDA thread the fiber runs: the race detector must not take them for
+// global memory.
+inline bool asan_in_fake_stack(const void *address)
+{
+#if CUDAEMU_ASAN
+    void *fake_stack = __asan_get_current_fake_stack();
+    return fake_stack && __asan_addr_is_in_fake_stack(fake_stack, const_cast<void *>(address), nullptr, nullptr);
+#else
+    (void)address;
+    return false;
+#endif
+}
 }  // namespace cudaemu

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <string>
 
+#include "engine/asan.h"
 #include "reports/crash_report.h"
 #include "reports/diagnostics.h"
 #include "settings.h"
@@ -398,11 +399,13 @@ void BlockRunner::observe_global_write(const void *address, std::size_t size, un
                                        ValueKind value_kind, const AccessSite *site)
 {
     if (!racecheck_ || !running_ || !grid_->global_writes || arena_.contains(address)) return;
-    // A thread's own locals: the next thread on this fiber reuses the addresses.
+    // A thread's own locals, on its fiber's stack or ASan's fake stack: the next thread on this
+    // fiber reuses the addresses.
     const char *a = static_cast<const char *>(address);
     if (current_fiber_ && a >= current_fiber_->stack_low() &&
         a < current_fiber_->stack_low() + current_fiber_->stack_bytes())
         return;
+    if (asan_in_fake_stack(address)) return;
     grid_->global_writes->write(*grid_, block_index_, block_linear_, running_->linear, race_shadow_.epoch(),
                                 grid_phase_, address, size, bits, value_kind, site);
 }
