@@ -12,7 +12,9 @@
 // The candidates are the steps of labs/matmul/NOTES.md, in order: the reference's fast_kernel
 // (the next tile through registers, two shared-memory stages) and its grouped launch order,
 // then async_kernel (scripts/async_kernel.cuh: the tiles by asynchronous copies, STAGES deep)
-// with larger k steps, other warp and block shapes, and grouped launch order.
+// with larger k steps, other warp and block shapes, and grouped launch order; then rows_kernel
+// (scripts/rows_kernel.cuh: A's tile untransposed, so that both operands move 16 bytes at a time,
+// through registers or by cp.async).
 // Each timed result is also compared with cuBLAS's (both sum each c_ij in k order with FMA).
 #include <algorithm>
 #include <cmath>
@@ -27,6 +29,7 @@
 
 #include "matmul.c"  // the solution: its fast_kernel template, TileShape and matmul_fast
 #include "async_kernel.cuh"
+#include "rows_kernel.cuh"
 #include "seeded.h"
 
 #define CUBLAS_CHECK(call)                                                                  \
@@ -49,6 +52,7 @@ struct Candidate {
 // STAGES, MIN_BLOCKS, FRAG_PIPE, GROUP> (AsyncShape in async_kernel.cuh).
 #define STAGED(step, ...) {step, "staged <" #__VA_ARGS__ ">", launch_fast<TileShape<__VA_ARGS__>>}
 #define ASYNC(step, ...) {step, "async <" #__VA_ARGS__ ">", launch_async<AsyncShape<__VA_ARGS__>>}
+#define ROWS(step, ...) {step, "rows <" #__VA_ARGS__ ">", launch_rows<RowsShape<__VA_ARGS__>>}
 static const Candidate kCandidates[] = {
     {"now", "matmul_fast (FastShape, SmallShape below 132 tiles)", matmul_fast},
     // 3: registers carry the next tile, two stages (FastShape and SmallShape).
@@ -96,6 +100,33 @@ static const Candidate kCandidates[] = {
     ASYNC("8", 64, 128, 8, 32, 64, 4, 8, 3, 3, false, 0),
     ASYNC("8", 64, 64, 8, 32, 32, 4, 8, 3, 4, true, 0),
     ASYNC("8", 64, 64, 16, 32, 32, 4, 8, 3, 4, true, 0),
+    // 9: A's tile untransposed (As[m][k]), read along k 4 steps at a time, rows interleaved:
+    // 16-byte loads and stores for A too (scripts/rows_kernel.cuh), both operands through registers.
+    ROWS("9", 128, 128, 8, 32, 64, 4, 8, 2, 2, false, false),
+    ROWS("9", 128, 128, 16, 32, 64, 4, 8, 2, 2, false, false),
+    ROWS("9", 64, 128, 8, 32, 64, 4, 8, 2, 3, false, false),
+    // 10: the same, B by cp.async, A still through registers.
+    ROWS("10", 128, 128, 8, 32, 64, 4, 8, 2, 2, false, true),
+    ROWS("10", 128, 128, 8, 32, 64, 4, 8, 3, 2, false, true),
+    ROWS("10", 128, 128, 16, 32, 64, 4, 8, 3, 2, false, true),
+    // 11: both by 16-byte cp.async, 2 to 4 stages.
+    ROWS("11", 128, 128, 8, 32, 64, 4, 8, 2, 2, true, true),
+    ROWS("11", 128, 128, 8, 32, 64, 4, 8, 3, 2, true, true),
+    ROWS("11", 128, 128, 8, 32, 64, 4, 8, 4, 2, true, true),
+    ROWS("11", 128, 128, 16, 32, 64, 4, 8, 3, 2, true, true),
+    ROWS("11", 128, 128, 16, 32, 64, 4, 8, 4, 2, true, true),
+    ROWS("11", 64, 128, 8, 32, 64, 4, 8, 3, 3, true, true),
+    // 12: cuBLAS's layout: 128 threads, 64 x 64 warp tiles, 8 x 16 a thread; and 128 x 256 tiles.
+    ROWS("12", 128, 128, 8, 64, 64, 8, 4, 2, 2, false, false),
+    ROWS("12", 128, 128, 8, 64, 64, 8, 4, 3, 2, true, true),
+    ROWS("12", 128, 128, 8, 64, 64, 8, 4, 4, 2, true, true),
+    ROWS("12", 128, 128, 16, 64, 64, 8, 4, 3, 2, true, true),
+    ROWS("12", 128, 128, 8, 64, 64, 8, 4, 3, 3, true, true),
+    ROWS("12", 128, 128, 8, 64, 64, 8, 4, 3, 2, false, true),
+    ROWS("12", 128, 128, 16, 64, 64, 8, 4, 4, 2, true, true),
+    ROWS("12", 128, 256, 8, 64, 64, 8, 4, 2, 1, false, false),
+    ROWS("12", 128, 256, 8, 64, 64, 8, 4, 3, 1, true, true),
+    ROWS("12", 256, 128, 8, 64, 64, 8, 4, 3, 1, true, true),
 };
 
 static float median_ms(std::vector<float> t)
