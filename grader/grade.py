@@ -268,7 +268,7 @@ class Grader:
                 if not finding.endswith(": no errors") and "could not check" not in finding and result.verdict == AC:
                     # The output was right, but the code reads or writes where it must not, or races.
                     result.verdict, result.points = RE, 0.0
-                    result.reason = one_line(self._short(f"{finding} (the output happened to be right)"))
+                    result.reason = one_line(self._short(f"{finding} (the GPU's output happened to be right)"))
             if result.verdict == AC:
                 result.reason += "; sanitizer: " + "; ".join(found)
             report.notes.append(f"sanitizer on case {case.name}: " + "; ".join(found))
@@ -300,7 +300,10 @@ class Grader:
             return f"{checker}: no errors"
         if verdict == TLE:
             return f"{checker}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
-        return f"{checker} (ASan, EMU_RACECHECK=1), {verdict}: {reason}"
+        if verdict == WA:  # right on the GPU, wrong with the threads in the emulator's order
+            return (f"{checker}: wrong when the emulator runs the threads one after another ({reason}): "
+                    f"a __syncthreads() missing?")
+        return f"{checker} (ASan, race detector): {reason}"
 
     def _runs(self, case: Case) -> list[tuple[str, dict[str, str], bool]]:
         """The runs one case gets, in order: (what the reason says of it, its environment, whether

@@ -85,8 +85,10 @@ KINDS = {
 }
 # What catches a mutant that no output shows; a survivor that names one says so in the table.
 CHECKERS = {
-    "asan": "an out-of-bounds access: caught with --asan (AddressSanitizer), or memcheck on a GPU",
-    "racecheck": "a race: caught by the emulator's race detector (EMU_RACECHECK=1), or racecheck on a GPU",
+    "asan": "an out-of-bounds access: caught with --asan (AddressSanitizer), or on a GPU by memcheck or "
+            "the emulator's checks ([sanitize] emulator_checks)",
+    "racecheck": "a race: caught by the emulator's race detector (EMU_RACECHECK=1), or on a GPU by racecheck or "
+                 "the emulator's checks ([sanitize] emulator_checks)",
     "devices": "needs more than one device: a multi-GPU node (--gpu), or CUDA_EMU_DEVICES=2 under the emulator",
 }
 # Tables of mutants.toml that say something of an automatic mutant, by its name.

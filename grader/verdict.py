@@ -17,7 +17,7 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.paths import LABS_DIR
+from grader.paths import KIT_ROOT, LABS_DIR
 from grader.run import RunOutcome
 from grader.text import one_line
 
@@ -138,6 +138,15 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
     return RE, f"exited with status {code}" + (f": {_last_line(outcome.stderr)}" if outcome.stderr.strip() else "")
 
 
+def _kit_or_system(where: str) -> bool:
+    """Whether a frame's "file:line" is the kit's (a harness, the emulator's headers and runtime,
+    relative to the kit's root or not) or the C library's and compiler's, not the student's."""
+    file = Path(where.rsplit(":", 1)[0])
+    if where.startswith(("../", "/usr/")) or "libc" in where:
+        return True
+    return (KIT_ROOT / file).resolve().is_relative_to(LABS_DIR.resolve())
+
+
 def memcheck_finding(stderr: str) -> str:
     """AddressSanitizer's finding in one line, with the first frame in the student's own file
     (not the harness's, not the C library's), or ''."""
@@ -149,8 +158,7 @@ def memcheck_finding(stderr: str) -> str:
     # "#0 0x55d0 in increment_kernel(float*, int) tests/x/increment.c:9" (a signature may
     # hold spaces; the file is the frame's last word, with its line and perhaps a column).
     frames = re.findall(r"^\s*#\d+ 0x[0-9a-f]+ in (.+) (\S+\.(?:c|cu|cpp|h|cuh):\d+)(?::\d+)?\s*$", stderr, re.M)
-    own = next((f"{function.split('(')[0]} {where}" for function, where in frames
-                if "/labs/" not in where and not where.startswith(("../", "/usr/")) and "libc" not in where), "")
+    own = next((f"{function.split('(')[0]} {where}" for function, where in frames if not _kit_or_system(where)), "")
     at = f" at {own}" if own else ""
     if kind == "SEGV":
         return f"killed by SIGSEGV (Segmentation fault): AddressSanitizer caught it{at}"

@@ -144,3 +144,12 @@ def test_asan_names_the_students_own_frame_even_with_spaces_in_its_signature():
               "    #2 0x55d2 in __libc_start_main_impl ../csu/libc-start.c:360\n")
     assert memcheck_finding(stderr) == ("out of bounds: AddressSanitizer: heap-buffer-overflow, READ of size 4 "
                                         "at relax_edges tests/students/bfs/x/bfs/bfs.c:26")
+
+
+def test_asan_skips_the_emulators_own_headers_for_the_students_line():
+    from grader.verdict import memcheck_finding
+    stderr = ("==7==ERROR: AddressSanitizer: SEGV on unknown address 0x7f00 (pc 0x5 bp 0x7 sp 0x7 T2)\n"
+              "    #0 0x55d0 in cudaemu::atomicOr(unsigned int*, unsigned int) labs/emu/include/cuda_emu/atomics.h:64\n"
+              "    #1 0x55d1 in count_step(Status*, int) bfs/frontier.c:212\n")
+    assert memcheck_finding(stderr) == ("killed by SIGSEGV (Segmentation fault): AddressSanitizer caught it "
+                                        "at count_step bfs/frontier.c:212")
