@@ -41,6 +41,9 @@ from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA, CaseResult, determine_
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 LIMIT_FACTOR, LIMIT_FLOOR_S = 50, 30.0  # a case's time limit against the reference's time
+# On a GPU node the emulator runs what one GPU cannot show (several devices, its race detector):
+# a submission must build there too, or a #error under CUDA_EMULATION would skip those runs.
+EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission must build under the emulator too"
 
 
 @dataclass(frozen=True)
@@ -291,7 +294,7 @@ class Grader:
         self.log(f"  {slow.case.name}: {checker} ...")
         binary, failure = self._emulated(slow.case.program, asan=True)
         if binary is None:
-            return f"{checker}: could not check (the emulated build failed: {failure[:160]})"
+            return f"{checker}: {EMULATED_BUILD_FAILED}: {failure[:200]}"
         outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
                                        env={"EMU_RACECHECK": "1"})
         verdict, reason = judge(self.lab, slow, outcome, output)
@@ -364,9 +367,9 @@ class Grader:
         first, labels = None, []
         for label, env, emulated in self._runs(case):
             binary, failure = self._emulated(case.program) if emulated else (program, "")
-            if binary is None:
-                labels.append(f"not {label}: the emulated build failed ({failure[:160]})")
-                continue
+            if binary is None:  # not a pass: code that will not build there would dodge the runs
+                verdict, reason = CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the run {label}: {failure[:200]}"))
+                break
             outcome, output, figures = self._run(binary, ready, self.work, env=env)
             verdict, reason = judge(self.lab, ready, outcome, output)
             if self.keep_outputs:

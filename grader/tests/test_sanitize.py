@@ -46,6 +46,7 @@ import pytest
 from grader import sanitize as sanitize_module
 from grader.grade import Grader, Source
 from grader.labs import load_lab
+from grader.paths import SOLUTIONS_DIR
 from grader.report import Report
 from grader.testing import EMU_READY
 from grader.verdict import AC, RE, CaseResult
@@ -53,15 +54,19 @@ from grader.verdict import AC, RE, CaseResult
 STUDENTS = Path(__file__).resolve().parents[2] / "tests/students"
 
 
-def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str) -> tuple[CaseResult, Report]:
+def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str, root: Path | None = None):
     clean = tmp_path / "compute-sanitizer"
     clean.write_text('#!/bin/sh\nshift 4\n"$@"\nstatus=$?\necho "========= ERROR SUMMARY: 0 errors"\nexit $status\n')
     clean.chmod(clean.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setattr(sanitize_module, "sanitizer", lambda: str(clean))
     lab = load_lab("fw")
     lab = dataclasses.replace(lab, sanitize=dataclasses.replace(lab.sanitize, cases=(case_name,), emulator_checks=True))
-    grader = Grader(lab, Source(student, STUDENTS / "fw" / student), emu=False, sandbox="off", log=lambda *_: None)
-    program, failure = grader._emulated("fw")  # no GPU here: the plain emulated build plays the GPU's
+    grader = Grader(lab, Source(student, root or STUDENTS / "fw" / student), emu=False, sandbox="off",
+                    log=lambda *_: None)
+    # No GPU here: the plain emulated build (of the solution, if the student's will not build) plays the GPU's.
+    program, failure = grader._emulated("fw")
+    if root is not None:
+        program, failure = Grader(lab, Source("solution", SOLUTIONS_DIR), emu=False, sandbox="off")._emulated("fw")
     assert program is not None, failure
     right = CaseResult(case_name, AC, "right", 1.0, 1.0)
     report = Report("fw", student, False, [right])
@@ -84,3 +89,15 @@ def test_a_faithful_submission_keeps_its_points_and_is_told_what_was_checked(tmp
     assert result.verdict == AC
     assert result.reason == ("right; sanitizer: compute-sanitizer memcheck: no errors; compute-sanitizer racecheck: "
                              "no errors; compute-sanitizer synccheck: no errors; the emulator's checks: no errors")
+
+
+@pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
+def test_code_that_will_not_build_under_the_emulator_does_not_skip_its_checks(tmp_path, monkeypatch):
+    hiding = tmp_path / "hiding"
+    (hiding / "fw").mkdir(parents=True)
+    solution = (SOLUTIONS_DIR / "fw" / "fw.c").read_text()
+    (hiding / "fw" / "fw.c").write_text("#ifdef CUDA_EMULATION\n#error not under the emulator\n#endif\n" + solution)
+    result, _ = _sanitize_step(tmp_path, monkeypatch, "hiding", "spot-check-4", root=hiding)
+    assert result.verdict == RE and result.points == 0
+    assert result.reason.startswith("the emulator's checks: the emulated build (EMU=1) failed, and every submission "
+                                    "must build under the emulator too: ")
