@@ -7,7 +7,9 @@
 //   phase 3: every other block (i, j), through blocks (i, r) and (r, j), now final for round r.
 // handouts/apsp.md draws the three phases and explains the reference's phases 2 and 3. The
 // reference runs phase 3 once for ROUND_BLOCKS (4) pivots at a time, after the band of their
-// rows and columns went through phases 1 and 2 pivot by pivot ("band_kernel" below).
+// rows and columns went through phases 1 and 2 pivot by pivot ("band_kernel" below), and it
+// finishes the next band's rows and columns first, so that the next band's phases 1 and 2 run
+// beside the rest of phase 3 ("run_rounds" below).
 #include "apsp.h"
 
 // The blocking factor: a block is BLOCK x BLOCK entries (64: 16 KB of shared memory). 64 unless
@@ -35,27 +37,49 @@ __global__ void fill_kernel(int *data, size_t count, int value)
         data[i] = value;
 }
 
-// Phase 1: one thread block, 32 x 32 threads (at BLOCK = 64); thread (i, j) owns entries (i, j),
-// (i, j + 32), (i + 32, j) and (i + 32, j + 32). Step k reads row k and column k, which step k leaves as
-// they are (d(k,k) = 0), so one barrier a step is enough.
+// Phase 1: one thread block, HALF x HALF threads (32 x 32 at BLOCK = 64); thread (i, j) owns
+// entries (i, j), (i, j + 32), (i + 32, j) and (i + 32, j + 32) and keeps them in registers.
+// Step k reads only row k and column k of the shared copy, so after step k only the owners of
+// row k + 1 and column k + 1 write theirs back (the copy's other entries go stale, unread): a
+// step costs a thread four shared-memory loads, not twelve loads and four stores. Step k leaves
+// row k and column k as they are (d(k,k) = 0; a padding vertex's row and column are all
+// APSP_INF), so those writes never change a value step k reads: one barrier a step is enough.
+#define PHASE1_SIDE (BLOCK / HALF)  // a thread owns PHASE1_SIDE x PHASE1_SIDE entries, HALF apart
+
 __global__ void phase1_kernel(int *dist, int n_padded, int round)
 {
     __shared__ int pivot[BLOCK][BLOCK];
     int i = threadIdx.y, j = threadIdx.x;
     int *block = dist + (size_t)round * BLOCK * n_padded + round * BLOCK;
-    for (int di = 0; di < BLOCK; di += HALF)
-        for (int dj = 0; dj < BLOCK; dj += HALF)
-            pivot[i + di][j + dj] = block[(size_t)(i + di) * n_padded + j + dj];
+    int d[PHASE1_SIDE][PHASE1_SIDE];
+    #pragma unroll
+    for (int a = 0; a < PHASE1_SIDE; ++a)
+        #pragma unroll
+        for (int b = 0; b < PHASE1_SIDE; ++b)
+            pivot[i + a * HALF][j + b * HALF] = d[a][b] = block[(size_t)(i + a * HALF) * n_padded + j + b * HALF];
     __syncthreads();
     for (int k = 0; k < BLOCK; ++k) {
-        for (int di = 0; di < BLOCK; di += HALF)
-            for (int dj = 0; dj < BLOCK; dj += HALF)
-                pivot[i + di][j + dj] = relax(pivot[i + di][k], pivot[k][j + dj], pivot[i + di][j + dj]);
+        int column[PHASE1_SIDE], row[PHASE1_SIDE];  // d(i, k) and d(k, j) of the thread's rows and columns
+        #pragma unroll
+        for (int a = 0; a < PHASE1_SIDE; ++a) {
+            column[a] = pivot[i + a * HALF][k];
+            row[a] = pivot[k][j + a * HALF];
+        }
+        #pragma unroll
+        for (int a = 0; a < PHASE1_SIDE; ++a)
+            #pragma unroll
+            for (int b = 0; b < PHASE1_SIDE; ++b) {
+                d[a][b] = relax(column[a], row[b], d[a][b]);
+                if (i + a * HALF == k + 1 || j + b * HALF == k + 1)  // row or column k + 1: step k + 1 reads it
+                    pivot[i + a * HALF][j + b * HALF] = d[a][b];
+            }
         __syncthreads();
     }
-    for (int di = 0; di < BLOCK; di += HALF)
-        for (int dj = 0; dj < BLOCK; dj += HALF)
-            block[(size_t)(i + di) * n_padded + j + dj] = pivot[i + di][j + dj];
+    #pragma unroll
+    for (int a = 0; a < PHASE1_SIDE; ++a)
+        #pragma unroll
+        for (int b = 0; b < PHASE1_SIDE; ++b)
+            block[(size_t)(i + a * HALF) * n_padded + j + b * HALF] = d[a][b];
 }
 
 // Phases 2 and 3 of the reference share one piece: a min-plus product of two blocks held in
@@ -213,41 +237,68 @@ __global__ void __launch_bounds__(TILE_THREADS) band_kernel(int *dist, int n_pad
     min_plus_into(dist, n_padded, R, C, left_t, right);
 }
 
+// A span of block indices: a band's block rows (and columns) first .. first + count - 1.
+typedef struct {
+    int first, count;
+} Span;
+
+static __host__ __device__ bool contains(Span span, int b)
+{
+    return b >= span.first && b < span.first + span.count;
+}
+
 // Phase 3 does nearly all the work: every block (R, C) outside the band, through blocks
-// (R, P) of the band's columns and (P, C) of its rows, P = first .. first + pivots - 1, a
-// thread's tile in registers all the while. A thread block does PHASE3_GROUPS blocks of one
-// block row, (R, C) for C = blockIdx.x * PHASE3_GROUPS + group, TILE_THREADS threads each: they
-// share the load of (R, P), and 48 KB of shared memory a thread block leaves room for four
-// on a multiprocessor, as many as the 128 registers a thread allow (the sweep in
-// labs/apsp/scripts/phase3_sweep.cu measured these choices).
+// (R, P) of the band's columns and (P, C) of its rows, P in the band, a thread's tile in
+// registers all the while. A thread block does PHASE3_GROUPS blocks of one block row, (R, C)
+// for C = blockIdx.x * PHASE3_GROUPS + group, TILE_THREADS threads each: they share the load of
+// (R, P), and 48 KB of shared memory a thread block leaves room for four on a multiprocessor,
+// as many as the 128 registers a thread allow (the sweep in labs/apsp/scripts/phase3_sweep.cu
+// measured these choices).
+//
+// A round's phase 3 comes in parts (run_rounds says why), each launch one part:
+//   PHASE3_NEXT_ROWS     the next band's block rows, every column (grid: column pairs x next.count);
+//   PHASE3_NEXT_COLUMNS  the next band's block columns, the rows the first part left (grid: the
+//                        band's column pairs x every row);
+//   PHASE3_REST          all the other blocks (grid: column pairs x every row; next may be empty).
 #define PHASE3_GROUPS 2
 #define PHASE3_THREADS (PHASE3_GROUPS * TILE_THREADS)
+#define PHASE3_BLOCKS_PER_SM 4  // what 48 KB allow: the launch bound holds the registers to as many (128)
 
-__global__ void __launch_bounds__(PHASE3_THREADS) phase3_kernel(int *dist, int n_padded, int first, int pivots)
+enum Phase3Part { PHASE3_NEXT_ROWS, PHASE3_NEXT_COLUMNS, PHASE3_REST };
+
+__global__ void __launch_bounds__(PHASE3_THREADS, PHASE3_BLOCKS_PER_SM) phase3_kernel(int *dist, int n_padded, Span band, Span next, int part)
 {
     int blocks = n_padded / BLOCK;
-    int R = blockIdx.y;
-    if (R >= first && R < first + pivots)
+    int group = threadIdx.x / TILE_THREADS, thread = threadIdx.x % TILE_THREADS;
+    int R = blockIdx.y, C = blockIdx.x * PHASE3_GROUPS + group, columns_end = blocks;
+    if (part == PHASE3_NEXT_ROWS)
+        R += next.first;
+    if (part == PHASE3_NEXT_COLUMNS) {
+        C += next.first;
+        columns_end = next.first + next.count;
+    }
+    // The band's own rows are final; the next band's rows are the first part's.
+    if (contains(band, R) || (part != PHASE3_NEXT_ROWS && contains(next, R)))
         return;
     __shared__ __align__(16) int column_t[BLOCK][BLOCK];
     __shared__ __align__(16) int row[PHASE3_GROUPS][BLOCK][BLOCK];
-    int group = threadIdx.x / TILE_THREADS, thread = threadIdx.x % TILE_THREADS;
-    int C = blockIdx.x * PHASE3_GROUPS + group;
-    // A group past the last block, or on a band column, only helps load and meets the barriers.
-    bool active = C < blocks && !(C >= first && C < first + pivots);
+    // A group past the part's last column, or on a column that is not its part's, only helps
+    // load and meets the barriers.
+    bool in_part = C < columns_end;
+    bool active = in_part && !contains(band, C) && !(part == PHASE3_REST && contains(next, C));
     int tx = thread % TILE_THREADS_SIDE, ty = thread / TILE_THREADS_SIDE;
     int *own = block_at(dist, n_padded, R, C);
     Tile d;
-    for (int P = first; P < first + pivots; ++P) {
-        if (P > first)
+    for (int P = band.first; P < band.first + band.count; ++P) {
+        if (P > band.first)
             __syncthreads();  // every group is done with the pieces of the pivot before
         load_block_transposed(column_t, dist, n_padded, R, P, threadIdx.x, PHASE3_THREADS);
-        if (C < blocks)
+        if (in_part)
             load_block(row[group], dist, n_padded, P, C, thread, TILE_THREADS);
         __syncthreads();
         if (!active)
             continue;
-        if (P == first)
+        if (P == band.first)
             load_tile(d, own, n_padded, tx, ty);
         min_plus_tile(d, column_t, row[group], tx, ty);
     }
@@ -255,24 +306,97 @@ __global__ void __launch_bounds__(PHASE3_THREADS) phase3_kernel(int *dist, int n
         store_tile(d, own, n_padded, tx, ty);
 }
 
-// One round: the band's pivots through phases 1 and 2 and the band's update, then phase 3
-// (each launch starts after the one before it ends).
-static void run_round(int *dist_dev, int n_padded, int first, int pivots)
+// The band's pivots through phases 1 and 2 and the band's update, in `stream` (each launch
+// starts after the one before it in the stream ends).
+static void run_band(int *dist_dev, int n_padded, Span band, cudaStream_t stream)
 {
     int blocks = n_padded / BLOCK;
-    for (int p = first; p < first + pivots; ++p) {
-        phase1_kernel<<<1, dim3(HALF, HALF)>>>(dist_dev, n_padded, p);
+    for (int p = band.first; p < band.first + band.count; ++p) {
+        phase1_kernel<<<1, dim3(HALF, HALF), 0, stream>>>(dist_dev, n_padded, p);
         CUDA_CHECK_LAUNCH();
-        phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist_dev, n_padded, p);
+        phase2_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, stream>>>(dist_dev, n_padded, p);
         CUDA_CHECK_LAUNCH();
-        if (pivots > 1) {
-            band_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS>>>(dist_dev, n_padded, p, first, pivots);
+        if (band.count > 1) {
+            band_kernel<<<dim3(blocks, 2 * band.count), TILE_THREADS, 0, stream>>>(dist_dev, n_padded, p, band.first,
+                                                                                   band.count);
             CUDA_CHECK_LAUNCH();
         }
     }
-    phase3_kernel<<<dim3((blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS, blocks), PHASE3_THREADS>>>(dist_dev, n_padded,
-                                                                                                    first, pivots);
+}
+
+static void run_phase3(int *dist_dev, int n_padded, Span band, Span next, Phase3Part part, cudaStream_t stream)
+{
+    int blocks = n_padded / BLOCK;
+    int columns = part == PHASE3_NEXT_COLUMNS ? next.count : blocks;
+    int rows = part == PHASE3_NEXT_ROWS ? next.count : blocks;
+    dim3 grid((columns + PHASE3_GROUPS - 1) / PHASE3_GROUPS, rows);
+    phase3_kernel<<<grid, PHASE3_THREADS, 0, stream>>>(dist_dev, n_padded, band, next, part);
     CUDA_CHECK_LAUNCH();
+}
+
+// The band of the round that starts at block `first`: ROUND_BLOCKS pivots, fewer at the end
+// (none past it).
+static Span band_at(int first, int blocks)
+{
+    Span band = {first, blocks - first < ROUND_BLOCKS ? blocks - first : ROUND_BLOCKS};
+    return band;
+}
+
+// Two streams: `main` runs phase 3, `side` the bands' phases 1 and 2, at a higher priority, so
+// that its small launches take each multiprocessor that phase 3's blocks free. The events say
+// when the next band is ready for its phases 1 and 2 (next_ready) and when they are done
+// (band_done).
+typedef struct {
+    cudaStream_t main, side;
+    cudaEvent_t next_ready, band_done;
+} Lanes;
+
+static void lanes_create(Lanes *lanes)
+{
+    int lowest = 0, highest = 0;  // numerically, the highest priority is the lowest number
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    // Blocking streams: they wait for the default stream's copies and timer events, and it for them.
+    CUDA_CHECK(cudaStreamCreateWithPriority(&lanes->main, cudaStreamDefault, lowest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&lanes->side, cudaStreamDefault, highest));
+    CUDA_CHECK(cudaEventCreateWithFlags(&lanes->next_ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&lanes->band_done, cudaEventDisableTiming));
+}
+
+static void lanes_destroy(Lanes *lanes)
+{
+    CUDA_CHECK(cudaEventDestroy(lanes->next_ready));
+    CUDA_CHECK(cudaEventDestroy(lanes->band_done));
+    CUDA_CHECK(cudaStreamDestroy(lanes->main));
+    CUDA_CHECK(cudaStreamDestroy(lanes->side));
+}
+
+// Every round, with look-ahead. The band's phases 1 and 2 are mostly waiting (a one-block
+// phase 1, small grids, about 22 ms of 315 at n = 16384 when they ran alone), so they run
+// beside phase 3 instead: round r's phase 3 first finishes the next band's rows and columns
+// (the two NEXT parts), then the next band's phases 1 and 2 run on the side stream while the
+// rest of round r's phase 3 runs on the main one. The two touch different blocks: the rest
+// reads only round r's band and writes outside both bands' rows and columns; the next band's
+// phases read and write only its own rows and columns.
+static void run_rounds(int *dist_dev, int n_padded, const Lanes *lanes)
+{
+    int blocks = n_padded / BLOCK;
+    Span band = band_at(0, blocks);
+    run_band(dist_dev, n_padded, band, lanes->main);  // the first band: nothing to run beside
+    while (band.count > 0) {
+        Span next = band_at(band.first + band.count, blocks);
+        if (next.count > 0) {
+            run_phase3(dist_dev, n_padded, band, next, PHASE3_NEXT_ROWS, lanes->main);
+            run_phase3(dist_dev, n_padded, band, next, PHASE3_NEXT_COLUMNS, lanes->main);
+            CUDA_CHECK(cudaEventRecord(lanes->next_ready, lanes->main));
+            CUDA_CHECK(cudaStreamWaitEvent(lanes->side, lanes->next_ready, 0));
+            run_band(dist_dev, n_padded, next, lanes->side);
+            CUDA_CHECK(cudaEventRecord(lanes->band_done, lanes->side));
+        }
+        run_phase3(dist_dev, n_padded, band, next, PHASE3_REST, lanes->main);
+        if (next.count > 0)
+            CUDA_CHECK(cudaStreamWaitEvent(lanes->main, lanes->band_done, 0));  // round r + 1 needs its band
+        band = next;
+    }
 }
 
 void apsp_solve(int *dist, int n, ApspTimes *times)
@@ -281,6 +405,8 @@ void apsp_solve(int *dist, int n, ApspTimes *times)
     size_t row_bytes = (size_t)n * sizeof(int), padded_row_bytes = (size_t)n_padded * sizeof(int);
     int *dist_dev = NULL;
     CUDA_CHECK(cudaMalloc((void **)&dist_dev, padded_row_bytes * n_padded));
+    Lanes lanes;
+    lanes_create(&lanes);
     GpuTimer timer;
 
     timer.start();
@@ -294,11 +420,7 @@ void apsp_solve(int *dist, int n, ApspTimes *times)
     times->copy_ms = timer.ms();
 
     timer.start();
-    int blocks = n_padded / BLOCK;
-    for (int first = 0; first < blocks; first += ROUND_BLOCKS) {
-        int pivots = blocks - first < ROUND_BLOCKS ? blocks - first : ROUND_BLOCKS;
-        run_round(dist_dev, n_padded, first, pivots);
-    }
+    run_rounds(dist_dev, n_padded, &lanes);
     timer.stop();
     times->compute_ms = timer.ms();
 
@@ -306,5 +428,6 @@ void apsp_solve(int *dist, int n, ApspTimes *times)
     CUDA_CHECK(cudaMemcpy2D(dist, row_bytes, dist_dev, padded_row_bytes, row_bytes, n, cudaMemcpyDeviceToHost));
     timer.stop();
     times->copy_ms += timer.ms();
+    lanes_destroy(&lanes);
     CUDA_CHECK(cudaFree(dist_dev));
 }

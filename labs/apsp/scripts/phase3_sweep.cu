@@ -363,12 +363,13 @@ static const Variant kVariants[] = {
     {"reference again (the spread)", 4, 2, NULL},
 };
 
+static Lanes lanes;  // gpu.c's two streams, made in main
+
 static void run_variant(const Variant &v, int *dist, int n)
 {
     int blocks = n / BLOCK;
-    if (!v.kernel) {
-        for (int first = 0; first < blocks; first += ROUND_BLOCKS)
-            run_round(dist, n, first, std::min(ROUND_BLOCKS, blocks - first));
+    if (!v.kernel) {  // gpu.c's rounds, with look-ahead since issue 19's third pass (band_sweep.cu)
+        run_rounds(dist, n, &lanes);
         return;
     }
     for (int first = 0; first < blocks; first += v.width) {
@@ -469,6 +470,7 @@ int main(int argc, char **argv)
         if (v.kernel && v.shared > 48 * 1024)
             CUDA_CHECK(cudaFuncSetAttribute((const void *)v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (int)v.shared));
+    lanes_create(&lanes);
     bool ok = true;
     for (int a = 1; a < argc; ++a) {
         int n = atoi(argv[a]);
@@ -478,6 +480,7 @@ int main(int argc, char **argv)
         }
         ok = sweep(n, a == 1) && ok;  // the first size is timed, the others only checked
     }
+    lanes_destroy(&lanes);
     printf("%s\n", ok ? "all variants equal to the reference" : "SOME VARIANT DIFFERS");
     return ok ? 0 : 1;
 }

@@ -217,9 +217,12 @@ static void launch_phase3(Phase3 which, int *dist, int n_padded, int round)
     int blocks = n_padded / BLOCK;
     dim3 grid(blocks, blocks), seed_threads(HALF, HALF);
     switch (which) {
-    case kReference:  // the reference's kernel, one pivot block a round (its rounds take four)
-        phase3_kernel<<<dim3((blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS, blocks), PHASE3_THREADS>>>(dist, n_padded, round, 1);
+    case kReference: {  // the reference's kernel, one pivot block a round (its rounds take four)
+        Span band = {round, 1}, no_next = {round + 1, 0};
+        phase3_kernel<<<dim3((blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS, blocks), PHASE3_THREADS>>>(
+            dist, n_padded, band, no_next, PHASE3_REST);
         break;
+    }
     case kSeedPlain: phase3_four_entries<false><<<grid, seed_threads>>>(dist, n_padded, round); break;
     case kSeedDpx: phase3_four_entries<true><<<grid, seed_threads>>>(dist, n_padded, round); break;
     case kTile8Plain: phase3_tiled<8, false><<<grid, 64>>>(dist, n_padded, round); break;
