@@ -7,20 +7,44 @@
 //   nvcc -std=c++17 -arch=sm_90 -O3 -Xptxas -v -Ilabs/common -Ilabs/apsp \
 //        labs/apsp/scripts/band_sweep.cu -o build/band_sweep && build/band_sweep 16384 4288 320 192 64
 //
-// The levers, largest predicted gain first (predictions written before the first run):
-//   phase 1 in registers  the old phase 1 re-read and re-wrote every entry in shared memory at
-//        every step (12 loads and 4 stores a thread a step, 32 warps: shared-memory bound, about
-//        19 us a launch by that count); the reference's now keeps its 4 entries in registers
-//        (4 loads a step). Predicted: about 14 us x 256 launches = 3.5 ms.
-//   look-ahead  the next band's phases 1 and 2 on a second, higher-priority stream beside the rest
-//        of phase 3 (gpu.c's run_rounds). Predicted: most of what the band costs beyond its own
-//        arithmetic (about 8 ms of work at the min-plus ceiling), so 8 to 12 ms.
-//   (a) phase 1 folded into phase 2: each phase-2 thread block closes the pivot block itself (64
-//        threads, 8 x 8 entries each in registers), 256 single-block launches fewer. Predicted:
-//        nothing, +-1 ms: the launch saved (about 5 us with the new phase 1) is paid back by a
-//        closure on 64 threads instead of 1024.
-//   (c) a CUDA graph of the whole solve: launch gaps shrink. Predicted: under 1 ms (832 launches,
-//        queued back to back already: the gap is the GPU's, about 1 us each, not the host's).
+// The levers, largest predicted gain first (each prediction written before its first run):
+//   31 phase 1 in registers: the old phase 1 (step 30) re-read and re-wrote every entry in
+//        shared memory at every step (12 loads and 4 stores a thread a step, 32 warps: shared-
+//        memory bound, about 19 us a launch by that count); gpu.c's now keeps its 4 entries in
+//        registers (4 loads a step). Predicted: about 14 us x 256 launches = 3.5 ms.
+//   34 look-ahead: the next band's phases 1 and 2 on a second, higher-priority stream beside the
+//        rest of phase 3. Predicted: most of what the band costs beyond its own arithmetic
+//        (about 8 ms of work at the min-plus ceiling), so 8 to 12 ms.
+//   33 (a) phase 1 folded into phase 2: each phase-2 thread block closes the pivot block itself
+//        (64 threads, 8 x 8 entries each in registers), 256 single-block launches fewer.
+//        Predicted: nothing, +-1 ms: the launch saved (about 5 us with the new phase 1) is paid
+//        back by a closure on 64 threads instead of 1024.
+//   32 (c) a CUDA graph of the whole solve: launch gaps shrink. Predicted: under 1 ms (832
+//        launches, queued back to back already: the gap is the GPU's, about 1 us each).
+// Measured 2026-11-24 on an NVIDIA H100 80GB HBM3, n = 16384, ms and 10^12 updates/s (median of
+// 4 runs after a warm-up; every result equal to the reference's at 16384, 4288, 320, 192 and 64):
+//   30 before 315.65 / 13.93 (band only, no phase 3: 20.79); 31 phase 1 in registers 313.37 /
+//      14.04 (band only 18.49): -2.3 ms, phase 1 alone 20.4 -> 11.4 us a launch (the launch's
+//      own latency is most of the rest);
+//   32 (c) 31 in a graph 312.35 / 14.08 (band only 17.54): -1.0 ms, 1.2 us a launch;
+//   33 (a) folded 321.05 / 13.70 (band only 26.21): +7.7 ms, phase 2 with the closure 61.8 us a
+//      launch against 20.1 + 11.4: a closure on 64 threads is slow;
+//   34 look-ahead 320.37 / 13.73 (the part-aware phase 3 needs a second launch bound to stay at
+//      128 registers and spills 40 bytes: that kernel alone costs 3.8 ms, 31c 317.14), so
+//      the look-ahead itself lost 3.2 ms: the side stream's small thread blocks take slots
+//      that phase 3's long ones (about 66 us each) free, at their own poor rate; 35 (c) in a
+//      graph 318.78. Alone, a launch a pivot: phase 2 20.1 us, band_kernel 44.4 us.
+// Second run (steps 36 on): phase 1 with fewer threads, more entries each, and phase 2 and the
+// band with two output blocks a thread block, as phase 3 has. Predictions:
+//   36 phase 1 on 16 x 16 threads, 4 x 4 entries each (half the shared loads a step, 8 warps at
+//        the barrier): 11.4 -> about 7 us a launch, -1 ms.
+//   37 phase 1 on 8 x 8 threads, 8 x 8 entries each: slower than 36 (each step 64 updates a
+//        thread in a row; step 33's closure says so), +1 ms.
+//   38 phase 2 and band_kernel with two output blocks a thread block (128 threads sharing one
+//        pivot piece, 48 KB: 16 warps a multiprocessor instead of 12): 20 + 44 us -> about
+//        17 + 37, -2.5 ms.
+//   34b look-ahead at equal priorities (step 34's first run timed it wrongly: the timer was on
+//        another stream): the band then waits behind phase 3's queue; predicted no better.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +52,9 @@
 
 #include "../../../solutions/apsp/gpu.c"
 #include "seeded.h"
+
+// Phase 1 before this sweep: HALF x HALF threads, four entries each.
+#define HALF (BLOCK < 32 ? BLOCK : 32)
 
 // Step 30's phase 1, gpu.c's before this sweep: every step reads and writes every entry of the
 // shared copy.
@@ -51,37 +78,86 @@ __global__ void phase1_shared_kernel(int *dist, int n_padded, int round)
             block[(size_t)(i + di) * n_padded + j + dj] = pivot[i + di][j + dj];
 }
 
-// gpu.c's phase 3 before this sweep (no parts; 128 registers without a second launch bound,
-// where the part-aware kernel needs the bound and spills 40 bytes).
-__global__ void __launch_bounds__(PHASE3_THREADS) phase3_whole_kernel(int *dist, int n_padded, int first, int pivots)
+// Steps 36 and 37: gpu.c's phase 1 on T x T threads, each owning (BLOCK / T)^2 entries T apart
+// (gpu.c's own is T = HALF = 32).
+template <int T>
+__global__ void __launch_bounds__(T * T) phase1_threads_kernel(int *dist, int n_padded, int round)
 {
-    int blocks = n_padded / BLOCK;
-    int R = blockIdx.y;
-    if (R >= first && R < first + pivots)
-        return;
-    __shared__ __align__(16) int column_t[BLOCK][BLOCK];
-    __shared__ __align__(16) int row[PHASE3_GROUPS][BLOCK][BLOCK];
-    int group = threadIdx.x / TILE_THREADS, thread = threadIdx.x % TILE_THREADS;
-    int C = blockIdx.x * PHASE3_GROUPS + group;
-    bool active = C < blocks && !(C >= first && C < first + pivots);
-    int tx = thread % TILE_THREADS_SIDE, ty = thread / TILE_THREADS_SIDE;
+    constexpr int kSide = BLOCK / T;
+    __shared__ int pivot[BLOCK][BLOCK];
+    int i = threadIdx.y, j = threadIdx.x;
+    int *block = dist + (size_t)round * BLOCK * n_padded + round * BLOCK;
+    int d[kSide][kSide];
+    #pragma unroll
+    for (int a = 0; a < kSide; ++a)
+        #pragma unroll
+        for (int b = 0; b < kSide; ++b)
+            pivot[i + a * T][j + b * T] = d[a][b] = block[(size_t)(i + a * T) * n_padded + j + b * T];
+    __syncthreads();
+    for (int k = 0; k < BLOCK; ++k) {
+        int column[kSide], row[kSide];
+        #pragma unroll
+        for (int a = 0; a < kSide; ++a) {
+            column[a] = pivot[i + a * T][k];
+            row[a] = pivot[k][j + a * T];
+        }
+        #pragma unroll
+        for (int a = 0; a < kSide; ++a)
+            #pragma unroll
+            for (int b = 0; b < kSide; ++b) {
+                d[a][b] = relax(column[a], row[b], d[a][b]);
+                if (i + a * T == k + 1 || j + b * T == k + 1)
+                    pivot[i + a * T][j + b * T] = d[a][b];
+            }
+        __syncthreads();
+    }
+    #pragma unroll
+    for (int a = 0; a < kSide; ++a)
+        #pragma unroll
+        for (int b = 0; b < kSide; ++b)
+            block[(size_t)(i + a * T) * n_padded + j + b * T] = d[a][b];
+}
+
+// Phase 2 and band_kernel before step 38: one output block a thread block (64 threads, 32 KB).
+static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, int R, int C,
+                                                     const int (*left_t)[BLOCK], const int (*right)[BLOCK])
+{
+    int tx = threadIdx.x % TILE_THREADS_SIDE, ty = threadIdx.x / TILE_THREADS_SIDE;
     int *own = block_at(dist, n_padded, R, C);
     Tile d;
-    for (int P = first; P < first + pivots; ++P) {
-        if (P > first)
-            __syncthreads();
-        load_block_transposed(column_t, dist, n_padded, R, P, threadIdx.x, PHASE3_THREADS);
-        if (C < blocks)
-            load_block(row[group], dist, n_padded, P, C, thread, TILE_THREADS);
-        __syncthreads();
-        if (!active)
-            continue;
-        if (P == first)
-            load_tile(d, own, n_padded, tx, ty);
-        min_plus_tile(d, column_t, row[group], tx, ty);
-    }
-    if (active)
-        store_tile(d, own, n_padded, tx, ty);
+    load_tile(d, own, n_padded, tx, ty);
+    min_plus_tile(d, left_t, right, tx, ty);
+    store_tile(d, own, n_padded, tx, ty);
+}
+
+__global__ void __launch_bounds__(TILE_THREADS) phase2_single_kernel(int *dist, int n_padded, int round)
+{
+    int b = blockIdx.x;
+    if (b == round)
+        return;
+    __shared__ __align__(16) int left_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int right[BLOCK][BLOCK];
+    bool in_pivot_row = blockIdx.y == 0;
+    int R = in_pivot_row ? round : b, C = in_pivot_row ? b : round;
+    load_block_transposed(left_t, dist, n_padded, R, round, threadIdx.x, TILE_THREADS);
+    load_block(right, dist, n_padded, round, C, threadIdx.x, TILE_THREADS);
+    __syncthreads();
+    min_plus_into(dist, n_padded, R, C, left_t, right);
+}
+
+__global__ void __launch_bounds__(TILE_THREADS) band_single_kernel(int *dist, int n_padded, int p, int first, int pivots)
+{
+    int q = first + blockIdx.y / 2, b = blockIdx.x;
+    bool row_part = blockIdx.y % 2 == 0;
+    if (q == p || b == p || (!row_part && b >= first && b < first + pivots))
+        return;
+    int R = row_part ? q : b, C = row_part ? b : q;
+    __shared__ __align__(16) int left_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int right[BLOCK][BLOCK];
+    load_block_transposed(left_t, dist, n_padded, R, p, threadIdx.x, TILE_THREADS);
+    load_block(right, dist, n_padded, p, C, threadIdx.x, TILE_THREADS);
+    __syncthreads();
+    min_plus_into(dist, n_padded, R, C, left_t, right);
 }
 
 // (a): phase 2 with phase 1 folded in. Each thread block first closes the pivot block in shared
@@ -151,38 +227,208 @@ __global__ void __launch_bounds__(TILE_THREADS) phase2_folded_kernel(int *dist, 
     min_plus_into(dist, n_padded, R, C, left_t, right);
 }
 
-// The rounds on one stream, no look-ahead: gpu.c's before this sweep and its single steps.
-enum Phase1Kind { kPhase1Shared, kPhase1Registers, kPhase1Folded };
-enum Phase3Kind { kPhase3Whole, kPhase3Parts, kPhase3None };
+// Step 34: the look-ahead, as gpu.c had it in the first run of this sweep.
+// A span of block indices: a band's block rows (and columns) first .. first + count - 1.
+typedef struct {
+    int first, count;
+} Span;
 
-static void rounds_one_stream(int *dist, int n, cudaStream_t s, Phase1Kind phase1, Phase3Kind phase3)
+static __host__ __device__ bool contains(Span span, int b)
 {
-    int blocks = n / BLOCK;
-    for (Span band = band_at(0, blocks); band.count > 0; band = band_at(band.first + band.count, blocks)) {
-        for (int p = band.first; p < band.first + band.count; ++p) {
-            if (phase1 == kPhase1Folded) {
-                phase2_folded_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, s>>>(dist, n, p);
-                CUDA_CHECK_LAUNCH();
-            } else {
-                if (phase1 == kPhase1Shared)
-                    phase1_shared_kernel<<<1, dim3(HALF, HALF), 0, s>>>(dist, n, p);
+    return b >= span.first && b < span.first + span.count;
+}
+
+// Phase 3 does nearly all the work: every block (R, C) outside the band, through blocks
+// (R, P) of the band's columns and (P, C) of its rows, P in the band, a thread's tile in
+// registers all the while. A thread block does PHASE3_GROUPS blocks of one block row, (R, C)
+// for C = blockIdx.x * PHASE3_GROUPS + group, TILE_THREADS threads each: they share the load of
+// (R, P), and 48 KB of shared memory a thread block leaves room for four on a multiprocessor,
+// as many as the 128 registers a thread allow (the sweep in labs/apsp/scripts/phase3_sweep.cu
+// measured these choices).
+//
+// A round's phase 3 comes in parts (run_rounds says why), each launch one part:
+//   PHASE3_NEXT_ROWS     the next band's block rows, every column (grid: column pairs x next.count);
+//   PHASE3_NEXT_COLUMNS  the next band's block columns, the rows the first part left (grid: the
+//                        band's column pairs x every row);
+//   PHASE3_REST          all the other blocks (grid: column pairs x every row; next may be empty).
+#define PHASE3_BLOCKS_PER_SM 4  // what 48 KB allow: the launch bound holds the registers to as many (128)
+
+enum Phase3Part { PHASE3_NEXT_ROWS, PHASE3_NEXT_COLUMNS, PHASE3_REST };
+
+__global__ void __launch_bounds__(PHASE3_THREADS, PHASE3_BLOCKS_PER_SM) phase3_parts_kernel(int *dist, int n_padded, Span band, Span next, int part)
+{
+    int blocks = n_padded / BLOCK;
+    int group = threadIdx.x / TILE_THREADS, thread = threadIdx.x % TILE_THREADS;
+    int R = blockIdx.y, C = blockIdx.x * PHASE3_GROUPS + group, columns_end = blocks;
+    if (part == PHASE3_NEXT_ROWS)
+        R += next.first;
+    if (part == PHASE3_NEXT_COLUMNS) {
+        C += next.first;
+        columns_end = next.first + next.count;
+    }
+    // The band's own rows are final; the next band's rows are the first part's.
+    if (contains(band, R) || (part != PHASE3_NEXT_ROWS && contains(next, R)))
+        return;
+    __shared__ __align__(16) int column_t[BLOCK][BLOCK];
+    __shared__ __align__(16) int row[PHASE3_GROUPS][BLOCK][BLOCK];
+    // A group past the part's last column, or on a column that is not its part's, only helps
+    // load and meets the barriers.
+    bool in_part = C < columns_end;
+    bool active = in_part && !contains(band, C) && !(part == PHASE3_REST && contains(next, C));
+    int tx = thread % TILE_THREADS_SIDE, ty = thread / TILE_THREADS_SIDE;
+    int *own = block_at(dist, n_padded, R, C);
+    Tile d;
+    for (int P = band.first; P < band.first + band.count; ++P) {
+        if (P > band.first)
+            __syncthreads();  // every group is done with the pieces of the pivot before
+        load_block_transposed(column_t, dist, n_padded, R, P, threadIdx.x, PHASE3_THREADS);
+        if (in_part)
+            load_block(row[group], dist, n_padded, P, C, thread, TILE_THREADS);
+        __syncthreads();
+        if (!active)
+            continue;
+        if (P == band.first)
+            load_tile(d, own, n_padded, tx, ty);
+        min_plus_tile(d, column_t, row[group], tx, ty);
+    }
+    if (active)
+        store_tile(d, own, n_padded, tx, ty);
+}
+
+// The band's pivots through phases 1 and 2 and the band's update, in `stream` (each launch
+// starts after the one before it in the stream ends).
+static void run_band(int *dist_dev, int n_padded, Span band, cudaStream_t stream)
+{
+    int blocks = n_padded / BLOCK;
+    for (int p = band.first; p < band.first + band.count; ++p) {
+        phase1_threads_kernel<32><<<1, dim3(32, 32), 0, stream>>>(dist_dev, n_padded, p);
+        CUDA_CHECK_LAUNCH();
+        phase2_single_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, stream>>>(dist_dev, n_padded, p);
+        CUDA_CHECK_LAUNCH();
+        if (band.count > 1) {
+            band_single_kernel<<<dim3(blocks, 2 * band.count), TILE_THREADS, 0, stream>>>(dist_dev, n_padded, p, band.first,
+                                                                                   band.count);
+            CUDA_CHECK_LAUNCH();
+        }
+    }
+}
+
+static void run_phase3(int *dist_dev, int n_padded, Span band, Span next, Phase3Part part, cudaStream_t stream)
+{
+    int blocks = n_padded / BLOCK;
+    int columns = part == PHASE3_NEXT_COLUMNS ? next.count : blocks;
+    int rows = part == PHASE3_NEXT_ROWS ? next.count : blocks;
+    dim3 grid((columns + PHASE3_GROUPS - 1) / PHASE3_GROUPS, rows);
+    phase3_parts_kernel<<<grid, PHASE3_THREADS, 0, stream>>>(dist_dev, n_padded, band, next, part);
+    CUDA_CHECK_LAUNCH();
+}
+
+// The band of the round that starts at block `first`: ROUND_BLOCKS pivots, fewer at the end
+// (none past it).
+static Span band_at(int first, int blocks)
+{
+    Span band = {first, blocks - first < ROUND_BLOCKS ? blocks - first : ROUND_BLOCKS};
+    return band;
+}
+
+// Two streams: `main` runs phase 3, `side` the bands' phases 1 and 2, at a higher priority, so
+// that its small launches take each multiprocessor that phase 3's blocks free. The events say
+// when the next band is ready for its phases 1 and 2 (next_ready) and when they are done
+// (band_done).
+typedef struct {
+    cudaStream_t main, side;
+    cudaEvent_t next_ready, band_done;
+} Lanes;
+
+static void lanes_create(Lanes *lanes)
+{
+    int lowest = 0, highest = 0;  // numerically, the highest priority is the lowest number
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    // Blocking streams: they wait for the default stream's copies and timer events, and it for them.
+    CUDA_CHECK(cudaStreamCreateWithPriority(&lanes->main, cudaStreamDefault, lowest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&lanes->side, cudaStreamDefault, highest));
+    CUDA_CHECK(cudaEventCreateWithFlags(&lanes->next_ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&lanes->band_done, cudaEventDisableTiming));
+}
+
+static void lanes_destroy(Lanes *lanes)
+{
+    CUDA_CHECK(cudaEventDestroy(lanes->next_ready));
+    CUDA_CHECK(cudaEventDestroy(lanes->band_done));
+    CUDA_CHECK(cudaStreamDestroy(lanes->main));
+    CUDA_CHECK(cudaStreamDestroy(lanes->side));
+}
+
+// Every round, with look-ahead. The band's phases 1 and 2 are mostly waiting (a one-block
+// phase 1, small grids, about 22 ms of 315 at n = 16384 when they ran alone), so they run
+// beside phase 3 instead: round r's phase 3 first finishes the next band's rows and columns
+// (the two NEXT parts), then the next band's phases 1 and 2 run on the side stream while the
+// rest of round r's phase 3 runs on the main one. The two touch different blocks: the rest
+// reads only round r's band and writes outside both bands' rows and columns; the next band's
+// phases read and write only its own rows and columns.
+static void run_rounds(int *dist_dev, int n_padded, const Lanes *lanes)
+{
+    int blocks = n_padded / BLOCK;
+    Span band = band_at(0, blocks);
+    run_band(dist_dev, n_padded, band, lanes->main);  // the first band: nothing to run beside
+    while (band.count > 0) {
+        Span next = band_at(band.first + band.count, blocks);
+        if (next.count > 0) {
+            run_phase3(dist_dev, n_padded, band, next, PHASE3_NEXT_ROWS, lanes->main);
+            run_phase3(dist_dev, n_padded, band, next, PHASE3_NEXT_COLUMNS, lanes->main);
+            CUDA_CHECK(cudaEventRecord(lanes->next_ready, lanes->main));
+            CUDA_CHECK(cudaStreamWaitEvent(lanes->side, lanes->next_ready, 0));
+            run_band(dist_dev, n_padded, next, lanes->side);
+            CUDA_CHECK(cudaEventRecord(lanes->band_done, lanes->side));
+        }
+        run_phase3(dist_dev, n_padded, band, next, PHASE3_REST, lanes->main);
+        if (next.count > 0)
+            CUDA_CHECK(cudaStreamWaitEvent(lanes->main, lanes->band_done, 0));  // round r + 1 needs its band
+        band = next;
+    }
+}
+
+
+// The rounds on one stream, no look-ahead: gpu.c's rounds with one piece changed.
+enum Phase1Kind { kPhase1Shared, kPhase1Threads32, kPhase1Threads16, kPhase1Threads8, kPhase1Folded };
+
+struct OneStream {
+    Phase1Kind phase1 = kPhase1Threads16;  // gpu.c's phase 1 (16 x 16 threads)
+    bool pairs = true;     // step 38, gpu.c: phase 2 and band_kernel with two output blocks a thread block
+    bool phase3 = true;    // false: the band only
+};
+
+static void rounds_one_stream(int *dist, int n, cudaStream_t s, OneStream how)
+{
+    int blocks = n / BLOCK, halves = (blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS;
+    for (int first = 0; first < blocks; first += ROUND_BLOCKS) {
+        int pivots = std::min(ROUND_BLOCKS, blocks - first);
+        for (int p = first; p < first + pivots; ++p) {
+            switch (how.phase1) {
+            case kPhase1Shared: phase1_shared_kernel<<<1, dim3(HALF, HALF), 0, s>>>(dist, n, p); break;
+            case kPhase1Threads32: phase1_threads_kernel<32><<<1, dim3(32, 32), 0, s>>>(dist, n, p); break;
+            case kPhase1Threads16: phase1_kernel<<<1, dim3(PHASE1_THREADS, PHASE1_THREADS), 0, s>>>(dist, n, p); break;
+            case kPhase1Threads8: phase1_threads_kernel<8><<<1, dim3(8, 8), 0, s>>>(dist, n, p); break;
+            case kPhase1Folded: phase2_folded_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, s>>>(dist, n, p); break;
+            }
+            CUDA_CHECK_LAUNCH();
+            if (how.phase1 != kPhase1Folded) {
+                if (how.pairs)
+                    phase2_kernel<<<dim3(halves, 2), PHASE3_THREADS, 0, s>>>(dist, n, p);
                 else
-                    phase1_kernel<<<1, dim3(HALF, HALF), 0, s>>>(dist, n, p);
-                CUDA_CHECK_LAUNCH();
-                phase2_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, s>>>(dist, n, p);
+                    phase2_single_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, s>>>(dist, n, p);
                 CUDA_CHECK_LAUNCH();
             }
-            if (band.count > 1) {
-                band_kernel<<<dim3(blocks, 2 * band.count), TILE_THREADS, 0, s>>>(dist, n, p, band.first, band.count);
+            if (pivots > 1) {
+                if (how.pairs)
+                    band_kernel<<<dim3(halves, 2 * pivots), PHASE3_THREADS, 0, s>>>(dist, n, p, first, pivots);
+                else
+                    band_single_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS, 0, s>>>(dist, n, p, first, pivots);
                 CUDA_CHECK_LAUNCH();
             }
         }
-        Span none = {band.first + band.count, 0};
-        if (phase3 == kPhase3Parts)
-            run_phase3(dist, n, band, none, PHASE3_REST, s);
-        if (phase3 == kPhase3Whole) {
-            phase3_whole_kernel<<<dim3((blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS, blocks), PHASE3_THREADS, 0, s>>>(
-                dist, n, band.first, band.count);
+        if (how.phase3) {
+            phase3_kernel<<<dim3(halves, blocks), PHASE3_THREADS, 0, s>>>(dist, n, first, pivots);
             CUDA_CHECK_LAUNCH();
         }
     }
@@ -197,54 +443,69 @@ __global__ void count_differences(const int *a, const int *b, size_t count, unsi
         atomicAdd(differences, mine);
 }
 
-enum Driver { kLookAhead, kLookAheadEqual, kOneStream, kKernelAlone };
-enum Alone { kAlonePhase1Shared, kAlonePhase1Registers, kAlonePhase2, kAloneFolded, kAloneBand, kAloneNone };
+enum Driver { kReference, kLookAhead, kLookAheadEqual, kOneStream, kKernelAlone };
+enum Alone { kAloneNone, kAlonePhase1Shared, kAlonePhase1Threads32, kAlonePhase1Threads16, kAlonePhase1Threads8,
+             kAlonePhase2, kAlonePhase2Pairs, kAloneBand, kAloneBandPairs };
 
 struct Variant {
     const char *name;
     Driver driver;
-    Phase1Kind phase1 = kPhase1Registers;
-    Phase3Kind phase3 = kPhase3Whole;
-    bool graph = false;    // captured once into a CUDA graph, the graph's launches timed
+    OneStream how = {};
+    bool graph = false;        // captured once into a CUDA graph, the graph's launches timed
     Alone alone = kAloneNone;  // kKernelAlone: one kernel, launched once a pivot, timed alone
-    bool checked() const { return driver != kKernelAlone && phase3 != kPhase3None; }
+    bool checked() const { return driver != kKernelAlone && how.phase3; }
 };
 
+// What each step changes (OneStream: phase 1, phase 2 and the band in pairs, phase 3 run).
 static const Variant kVariants[] = {
-    {"reference (gpu.c: look-ahead)", kLookAhead},
-    {"30 before (13.94 in make bench)", kOneStream, kPhase1Shared, kPhase3Whole},
-    {"30b before, band only (no phase 3)", kOneStream, kPhase1Shared, kPhase3None},
-    {"31 phase 1 in registers", kOneStream, kPhase1Registers, kPhase3Whole},
-    {"31b phase 1 in registers, band only", kOneStream, kPhase1Registers, kPhase3None},
-    {"31c 31, gpu.c's part-aware phase 3", kOneStream, kPhase1Registers, kPhase3Parts},
-    {"32 (c) 31 in a CUDA graph", kOneStream, kPhase1Registers, kPhase3Whole, true},
-    {"32b (c) 31b in a CUDA graph", kOneStream, kPhase1Registers, kPhase3None, true},
-    {"33 (a) phase 1 folded into phase 2", kOneStream, kPhase1Folded, kPhase3Whole},
-    {"33b (a) folded, band only", kOneStream, kPhase1Folded, kPhase3None},
-    {"34 look-ahead, equal priorities", kLookAheadEqual},
-    {"35 (c) look-ahead in a CUDA graph", kLookAhead, kPhase1Registers, kPhase3Parts, true},
-    {"phase 1 before, alone, a launch a pivot", kKernelAlone, kPhase1Registers, kPhase3Whole, false, kAlonePhase1Shared},
-    {"phase 1 in registers, alone", kKernelAlone, kPhase1Registers, kPhase3Whole, false, kAlonePhase1Registers},
-    {"phase 2, alone", kKernelAlone, kPhase1Registers, kPhase3Whole, false, kAlonePhase2},
-    {"phase 2 with phase 1 folded, alone", kKernelAlone, kPhase1Registers, kPhase3Whole, false, kAloneFolded},
-    {"band_kernel, alone", kKernelAlone, kPhase1Registers, kPhase3Whole, false, kAloneBand},
-    {"reference again (the spread)", kLookAhead},
+    {"reference (gpu.c: 36 + 38)", kReference},
+    {"30 before (13.94 in make bench)", kOneStream, {kPhase1Shared, false}},
+    {"30b before, band only (no phase 3)", kOneStream, {kPhase1Shared, false, false}},
+    {"31 phase 1 in registers, 32 x 32 threads", kOneStream, {kPhase1Threads32, false}},
+    {"31b 31, band only", kOneStream, {kPhase1Threads32, false, false}},
+    {"32 (c) 31 in a CUDA graph", kOneStream, {kPhase1Threads32, false}, true},
+    {"33 (a) phase 1 folded into phase 2", kOneStream, {kPhase1Folded, false}},
+    {"34 look-ahead, side stream first", kLookAhead},
+    {"34b look-ahead, equal priorities", kLookAheadEqual},
+    {"36 phase 1 on 16 x 16 threads", kOneStream, {kPhase1Threads16, false}},
+    {"36b 36, band only", kOneStream, {kPhase1Threads16, false, false}},
+    {"37 phase 1 on 8 x 8 threads", kOneStream, {kPhase1Threads8, false}},
+    {"38 phase 2 and band in pairs (31's phase 1)", kOneStream, {kPhase1Threads32, true}},
+    {"38b 38, band only", kOneStream, {kPhase1Threads32, true, false}},
+    {"39 36 + 38 (gpu.c)", kOneStream, {kPhase1Threads16, true}},
+    {"39b 39, band only", kOneStream, {kPhase1Threads16, true, false}},
+    {"40 (c) 39 in a CUDA graph", kOneStream, {kPhase1Threads16, true}, true},
+    {"40b (c) 39b in a CUDA graph", kOneStream, {kPhase1Threads16, true, false}, true},
+    {"phase 1 before, alone, a launch a pivot", kKernelAlone, {}, false, kAlonePhase1Shared},
+    {"phase 1 in registers 32 x 32, alone", kKernelAlone, {}, false, kAlonePhase1Threads32},
+    {"phase 1 on 16 x 16 (gpu.c), alone", kKernelAlone, {}, false, kAlonePhase1Threads16},
+    {"phase 1 on 8 x 8, alone", kKernelAlone, {}, false, kAlonePhase1Threads8},
+    {"phase 2 before, alone", kKernelAlone, {}, false, kAlonePhase2},
+    {"phase 2 in pairs (gpu.c), alone", kKernelAlone, {}, false, kAlonePhase2Pairs},
+    {"band_kernel before, alone", kKernelAlone, {}, false, kAloneBand},
+    {"band_kernel in pairs (gpu.c), alone", kKernelAlone, {}, false, kAloneBandPairs},
+    {"reference again (the spread)", kReference},
 };
 
-static Lanes lanes, lanes_equal;  // gpu.c's two streams; the same at one priority
+static Lanes lanes, lanes_equal;  // the look-ahead's two streams; the same at one priority
 
 static void kernel_alone(Alone which, int *dist, int n, cudaStream_t s)
 {
-    int blocks = n / BLOCK;
+    int blocks = n / BLOCK, halves = (blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS;
     for (int p = 0; p < blocks; ++p) {
-        Span band = band_at(p / ROUND_BLOCKS * ROUND_BLOCKS, blocks);
+        int first = p / ROUND_BLOCKS * ROUND_BLOCKS, pivots = std::min(ROUND_BLOCKS, blocks - first);
         switch (which) {
         case kAlonePhase1Shared: phase1_shared_kernel<<<1, dim3(HALF, HALF), 0, s>>>(dist, n, p); break;
-        case kAlonePhase1Registers: phase1_kernel<<<1, dim3(HALF, HALF), 0, s>>>(dist, n, p); break;
-        case kAlonePhase2: phase2_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, s>>>(dist, n, p); break;
-        case kAloneFolded: phase2_folded_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, s>>>(dist, n, p); break;
+        case kAlonePhase1Threads32: phase1_threads_kernel<32><<<1, dim3(32, 32), 0, s>>>(dist, n, p); break;
+        case kAlonePhase1Threads16: phase1_kernel<<<1, dim3(PHASE1_THREADS, PHASE1_THREADS), 0, s>>>(dist, n, p); break;
+        case kAlonePhase1Threads8: phase1_threads_kernel<8><<<1, dim3(8, 8), 0, s>>>(dist, n, p); break;
+        case kAlonePhase2: phase2_single_kernel<<<dim3(blocks, 2), TILE_THREADS, 0, s>>>(dist, n, p); break;
+        case kAlonePhase2Pairs: phase2_kernel<<<dim3(halves, 2), PHASE3_THREADS, 0, s>>>(dist, n, p); break;
         case kAloneBand:
-            band_kernel<<<dim3(blocks, 2 * band.count), TILE_THREADS, 0, s>>>(dist, n, p, band.first, band.count);
+            band_single_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS, 0, s>>>(dist, n, p, first, pivots);
+            break;
+        case kAloneBandPairs:
+            band_kernel<<<dim3(halves, 2 * pivots), PHASE3_THREADS, 0, s>>>(dist, n, p, first, pivots);
             break;
         case kAloneNone: break;
         }
@@ -252,17 +513,23 @@ static void kernel_alone(Alone which, int *dist, int n, cudaStream_t s)
     }
 }
 
-// The variant's work, issued into lanes.main (and lanes.side), or the equal-priority pair.
+// The variant's work: gpu.c's rounds on the default stream, the others on lanes.main (and
+// lanes.side). Those are blocking streams, so the timer's events on the default stream wait
+// for them, and they for it.
 static void issue(const Variant &v, int *dist, int n)
 {
+    int blocks = n / BLOCK;
     switch (v.driver) {
+    case kReference:
+        for (int first = 0; first < blocks; first += ROUND_BLOCKS)
+            run_round(dist, n, first, std::min(ROUND_BLOCKS, blocks - first));
+        break;
     case kLookAhead: run_rounds(dist, n, &lanes); break;
     case kLookAheadEqual: run_rounds(dist, n, &lanes_equal); break;
-    case kOneStream: rounds_one_stream(dist, n, lanes.main, v.phase1, v.phase3); break;
+    case kOneStream: rounds_one_stream(dist, n, lanes.main, v.how); break;
     case kKernelAlone: kernel_alone(v.alone, dist, n, lanes.main); break;
     }
 }
-
 // Plain Floyd-Warshall on the CPU, the check of the reference itself at small n.
 static void cpu_floyd_warshall(std::vector<int> &d, int n)
 {
@@ -310,12 +577,12 @@ static bool sweep(int n, bool timed)
             CUDA_CHECK(cudaMemcpy(work, input, bytes, cudaMemcpyDeviceToDevice));
             CUDA_CHECK(cudaDeviceSynchronize());
             GpuTimer timer;
-            timer.start(lanes.main);
+            timer.start();
             if (exec)
                 CUDA_CHECK(cudaGraphLaunch(exec, lanes.main));
             else
                 issue(v, work, n);
-            timer.stop(lanes.main);
+            timer.stop();
             times.push_back(timer.ms());
             CUDA_CHECK(cudaDeviceSynchronize());
         }

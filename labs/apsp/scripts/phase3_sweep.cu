@@ -363,24 +363,23 @@ static const Variant kVariants[] = {
     {"reference again (the spread)", 4, 2, NULL},
 };
 
-static Lanes lanes;  // gpu.c's two streams, made in main
-
 static void run_variant(const Variant &v, int *dist, int n)
 {
-    int blocks = n / BLOCK;
-    if (!v.kernel) {  // gpu.c's rounds, with look-ahead since issue 19's third pass (band_sweep.cu)
-        run_rounds(dist, n, &lanes);
+    int blocks = n / BLOCK, pairs = (blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS;
+    if (!v.kernel) {
+        for (int first = 0; first < blocks; first += ROUND_BLOCKS)
+            run_round(dist, n, first, std::min(ROUND_BLOCKS, blocks - first));
         return;
     }
     for (int first = 0; first < blocks; first += v.width) {
         int pivots = std::min(v.width, blocks - first);
         for (int p = first; p < first + pivots; ++p) {
-            phase1_kernel<<<1, dim3(HALF, HALF)>>>(dist, n, p);
+            phase1_kernel<<<1, dim3(PHASE1_THREADS, PHASE1_THREADS)>>>(dist, n, p);
             CUDA_CHECK_LAUNCH();
-            phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist, n, p);
+            phase2_kernel<<<dim3(pairs, 2), PHASE3_THREADS>>>(dist, n, p);
             CUDA_CHECK_LAUNCH();
             if (pivots > 1) {
-                band_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS>>>(dist, n, p, first, pivots);
+                band_kernel<<<dim3(pairs, 2 * pivots), PHASE3_THREADS>>>(dist, n, p, first, pivots);
                 CUDA_CHECK_LAUNCH();
             }
         }
@@ -470,7 +469,6 @@ int main(int argc, char **argv)
         if (v.kernel && v.shared > 48 * 1024)
             CUDA_CHECK(cudaFuncSetAttribute((const void *)v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (int)v.shared));
-    lanes_create(&lanes);
     bool ok = true;
     for (int a = 1; a < argc; ++a) {
         int n = atoi(argv[a]);
@@ -480,7 +478,6 @@ int main(int argc, char **argv)
         }
         ok = sweep(n, a == 1) && ok;  // the first size is timed, the others only checked
     }
-    lanes_destroy(&lanes);
     printf("%s\n", ok ? "all variants equal to the reference" : "SOME VARIANT DIFFERS");
     return ok ? 0 : 1;
 }
