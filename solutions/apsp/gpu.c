@@ -7,7 +7,8 @@
 //   phase 3: every other block (i, j), through blocks (i, r) and (r, j), now final for round r.
 // handouts/apsp.md draws the three phases and explains the reference's phases 2 and 3. The
 // reference runs phase 3 once for ROUND_BLOCKS (4) pivots at a time, after the band of their
-// rows and columns went through phases 1 and 2 pivot by pivot ("band_kernel" below).
+// rows and columns went through phases 1 and 2 pivot by pivot ("band_kernel" below). The
+// variants that lost are measured steps of labs/apsp/scripts/phase3_sweep.cu and band_sweep.cu.
 #include "apsp.h"
 
 // The blocking factor: a block is BLOCK x BLOCK entries (64: 16 KB of shared memory). 64 unless
@@ -39,11 +40,12 @@ __global__ void fill_kernel(int *data, size_t count, int value)
 // Phase 1: one thread block, 16 x 16 threads; thread (i, j) owns the 4 x 4 entries (i + 16a,
 // j + 16b) and keeps them in registers. Step k reads only row k and column k of the shared copy,
 // so after step k only the owners of row k + 1 and column k + 1 write theirs back (the copy's
-// other entries go stale, unread): a step costs a thread 8 shared-memory loads for 16 updates,
-// where 32 x 32 threads re-reading and re-writing all their entries took 12 loads and 4 stores
-// for 4 (labs/apsp/scripts/band_sweep.cu, steps 31 and 36). Step k leaves row k and column k as
-// they are (d(k,k) = 0; a padding vertex's row and column are all APSP_INF), so those writes
-// never change a value step k reads: one barrier a step is enough.
+// other entries go stale, unread). Phase 1 before kept the entries in shared memory only, 32 x 32
+// threads re-reading and re-writing all four of theirs at every step: 20.5 us a launch at
+// n = 16384 on an H100, 11.6 us now (labs/apsp/scripts/band_sweep.cu, steps 30, 31 and 36: 32 x 32
+// threads with registers take as long). Step k leaves row k and column k as they are (d(k,k) =
+// 0; a padding vertex's row and column are all APSP_INF), so those writes never change a value
+// step k reads: one barrier a step is enough.
 #define PHASE1_SIDE (BLOCK / PHASE1_THREADS)  // a thread owns PHASE1_SIDE x PHASE1_SIDE entries
 
 __global__ void phase1_kernel(int *dist, int n_padded, int round)
@@ -178,7 +180,8 @@ static __device__ __forceinline__ void min_plus_tile(Tile d, const int (*left_t)
 // Every kernel past phase 1 gives a thread block PHASE3_GROUPS (2) output blocks, TILE_THREADS
 // threads (a group) each, that share one of their two pieces: 48 KB of shared memory leave room
 // for four thread blocks, 16 warps, on a multiprocessor, as many as the 128 registers a thread
-// allow (one output block a thread block: six of 32 KB, 12 warps).
+// allow (one output block a thread block: six of 32 KB, 12 warps). For phase 3 that gained 5%;
+// for phase 2 and band_kernel, 0.55 ms of 313 (band_sweep.cu, step 38).
 #define PHASE3_GROUPS 2
 #define PHASE3_THREADS (PHASE3_GROUPS * TILE_THREADS)
 

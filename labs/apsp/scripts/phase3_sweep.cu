@@ -14,6 +14,8 @@
 //           first finished by the reference's phases 1 and 2 and its band_kernel.
 // The reference (gpu.c) took the winner, W = 4 with two groups; "W1 g1 own-late" is the
 // reference before it (one pivot block a round, one output block a thread block).
+// The figures below were taken with gpu.c's phases 1 and 2 and band_kernel of that day; since
+// band_sweep.cu (steps 30-40) every variant here runs gpu.c's newer ones, about 3 ms faster.
 //   own     the thread's own 8 x 8 entries loaded before the pivot pieces, so that their
 //           device-memory latency overlaps the pivot pieces' loads from L2.
 //   groups  output blocks a thread block (64 threads each), sharing the pivot-column piece.
