@@ -7,7 +7,8 @@
 //   phase 3: every other block (i, j), through blocks (i, r) and (r, j), now final for round r.
 // handouts/apsp.md draws the three phases and explains the reference's phases 2 and 3. The
 // reference runs phase 3 once for ROUND_BLOCKS (4) pivots at a time, after the band of their
-// rows and columns went through phases 1 and 2 pivot by pivot ("band_kernel" below).
+// rows and columns went through phases 1 and 2 pivot by pivot ("band_kernel" below). The
+// variants that lost are measured steps of labs/apsp/scripts/phase3_sweep.cu and band_sweep.cu.
 #include "apsp.h"
 
 // The blocking factor: a block is BLOCK x BLOCK entries (64: 16 KB of shared memory). 64 unless
@@ -19,8 +20,9 @@
 #if BLOCK != 16 && BLOCK != 32 && BLOCK != 64
 #error "BLOCK (the blocking factor) must be 16, 32 or 64"
 #endif
-// Phase 1: HALF x HALF threads, each owning (BLOCK / HALF)^2 entries of the pivot block (four at 64).
-#define HALF (BLOCK < 32 ? BLOCK : 32)
+// Phase 1: PHASE1_THREADS x PHASE1_THREADS threads, each owning (BLOCK / PHASE1_THREADS)^2 entries
+// of the pivot block (16 at 64).
+#define PHASE1_THREADS (BLOCK < 16 ? BLOCK : 16)
 
 // min(a + b, d). On Hopper (sm_90) this is one DPX instruction; elsewhere CUDA emulates it.
 static __device__ __forceinline__ int relax(int a, int b, int d)
@@ -35,27 +37,52 @@ __global__ void fill_kernel(int *data, size_t count, int value)
         data[i] = value;
 }
 
-// Phase 1: one thread block, 32 x 32 threads (at BLOCK = 64); thread (i, j) owns entries (i, j),
-// (i, j + 32), (i + 32, j) and (i + 32, j + 32). Step k reads row k and column k, which step k leaves as
-// they are (d(k,k) = 0), so one barrier a step is enough.
+// Phase 1: one thread block, 16 x 16 threads; thread (i, j) owns the 4 x 4 entries (i + 16a,
+// j + 16b) and keeps them in registers. Step k reads only row k and column k of the shared copy,
+// so after step k only the owners of row k + 1 and column k + 1 write theirs back (the copy's
+// other entries go stale, unread). Phase 1 before kept the entries in shared memory only, 32 x 32
+// threads re-reading and re-writing all four of theirs at every step: 20.5 us a launch at
+// n = 16384 on an H100, 11.6 us now (labs/apsp/scripts/band_sweep.cu, steps 30, 31 and 36: 32 x 32
+// threads with registers take as long). Step k leaves row k and column k as they are (d(k,k) =
+// 0; a padding vertex's row and column are all APSP_INF), so those writes never change a value
+// step k reads: one barrier a step is enough.
+#define PHASE1_SIDE (BLOCK / PHASE1_THREADS)  // a thread owns PHASE1_SIDE x PHASE1_SIDE entries
+
 __global__ void phase1_kernel(int *dist, int n_padded, int round)
 {
     __shared__ int pivot[BLOCK][BLOCK];
+    const int T = PHASE1_THREADS;  // the thread's entries are (i + a * T, j + b * T)
     int i = threadIdx.y, j = threadIdx.x;
     int *block = dist + (size_t)round * BLOCK * n_padded + round * BLOCK;
-    for (int di = 0; di < BLOCK; di += HALF)
-        for (int dj = 0; dj < BLOCK; dj += HALF)
-            pivot[i + di][j + dj] = block[(size_t)(i + di) * n_padded + j + dj];
+    int d[PHASE1_SIDE][PHASE1_SIDE];
+    #pragma unroll
+    for (int a = 0; a < PHASE1_SIDE; ++a)
+        #pragma unroll
+        for (int b = 0; b < PHASE1_SIDE; ++b)
+            pivot[i + a * T][j + b * T] = d[a][b] = block[(size_t)(i + a * T) * n_padded + j + b * T];
     __syncthreads();
     for (int k = 0; k < BLOCK; ++k) {
-        for (int di = 0; di < BLOCK; di += HALF)
-            for (int dj = 0; dj < BLOCK; dj += HALF)
-                pivot[i + di][j + dj] = relax(pivot[i + di][k], pivot[k][j + dj], pivot[i + di][j + dj]);
+        int column[PHASE1_SIDE], row[PHASE1_SIDE];  // d(i, k) and d(k, j) of the thread's rows and columns
+        #pragma unroll
+        for (int a = 0; a < PHASE1_SIDE; ++a) {
+            column[a] = pivot[i + a * T][k];
+            row[a] = pivot[k][j + a * T];
+        }
+        #pragma unroll
+        for (int a = 0; a < PHASE1_SIDE; ++a)
+            #pragma unroll
+            for (int b = 0; b < PHASE1_SIDE; ++b) {
+                d[a][b] = relax(column[a], row[b], d[a][b]);
+                if (i + a * T == k + 1 || j + b * T == k + 1)  // step k + 1 reads row and column k + 1
+                    pivot[i + a * T][j + b * T] = d[a][b];
+            }
         __syncthreads();
     }
-    for (int di = 0; di < BLOCK; di += HALF)
-        for (int dj = 0; dj < BLOCK; dj += HALF)
-            block[(size_t)(i + di) * n_padded + j + dj] = pivot[i + di][j + dj];
+    #pragma unroll
+    for (int a = 0; a < PHASE1_SIDE; ++a)
+        #pragma unroll
+        for (int b = 0; b < PHASE1_SIDE; ++b)
+            block[(size_t)(i + a * T) * n_padded + j + b * T] = d[a][b];
 }
 
 // Phases 2 and 3 of the reference share one piece: a min-plus product of two blocks held in
@@ -150,12 +177,45 @@ static __device__ __forceinline__ void min_plus_tile(Tile d, const int (*left_t)
     }
 }
 
-// Phase 2 and the band's updates: block (R, C) = min(itself, left x right), one product, by
-// the block's TILE_THREADS threads.
-static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, int R, int C,
-                                                     const int (*left_t)[BLOCK], const int (*right)[BLOCK])
+// Every kernel past phase 1 gives a thread block PHASE3_GROUPS (2) output blocks, TILE_THREADS
+// threads (a group) each, that share one of their two pieces: 48 KB of shared memory leave room
+// for four thread blocks, 16 warps, on a multiprocessor, as many as the 128 registers a thread
+// allow (one output block a thread block: six of 32 KB, 12 warps). For phase 3 that gained 5%;
+// for phase 2 and band_kernel, 0.55 ms of 313 (band_sweep.cu, step 38).
+#define PHASE3_GROUPS 2
+#define PHASE3_THREADS (PHASE3_GROUPS * TILE_THREADS)
+
+// Phase 2 and the band's updates, through pivot p: block row q's blocks (q, b) and (q, b + 1),
+// b = PHASE3_GROUPS * blockIdx.x ("the row part", sharing the left piece (q, p)), or block
+// column q's (b, q) and (b + 1, q) ("the column part", sharing the right piece (p, q)); each
+// group loads its own other piece. Block (R, C) = min(itself, left x right), one product. A
+// group is idle on b == p (pivot p's own row and column are final and only read), past the
+// last block, and, in the column part, on the blocks b in `row_parts`, which a row part does.
+static __device__ __forceinline__ void pivot_products(int *dist, int n_padded, int p, int q, bool row_part,
+                                                      int row_parts_first, int row_parts_count,
+                                                      int (*shared_piece)[BLOCK], int (*own_piece)[BLOCK][BLOCK])
 {
-    int tx = threadIdx.x % TILE_THREADS_SIDE, ty = threadIdx.x / TILE_THREADS_SIDE;
+    int blocks = n_padded / BLOCK;
+    int group = threadIdx.x / TILE_THREADS, thread = threadIdx.x % TILE_THREADS;
+    int b = blockIdx.x * PHASE3_GROUPS + group;
+    bool in_matrix = b < blocks;
+    bool active = in_matrix && b != p && (row_part || b < row_parts_first || b >= row_parts_first + row_parts_count);
+    if (row_part) {
+        load_block_transposed(shared_piece, dist, n_padded, q, p, threadIdx.x, PHASE3_THREADS);
+        if (in_matrix)
+            load_block(own_piece[group], dist, n_padded, p, b, thread, TILE_THREADS);
+    } else {
+        load_block(shared_piece, dist, n_padded, p, q, threadIdx.x, PHASE3_THREADS);
+        if (in_matrix)
+            load_block_transposed(own_piece[group], dist, n_padded, b, p, thread, TILE_THREADS);
+    }
+    __syncthreads();
+    if (!active)
+        return;
+    int R = row_part ? q : b, C = row_part ? b : q;
+    const int (*left_t)[BLOCK] = row_part ? shared_piece : own_piece[group];
+    const int (*right)[BLOCK] = row_part ? own_piece[group] : shared_piece;
+    int tx = thread % TILE_THREADS_SIDE, ty = thread / TILE_THREADS_SIDE;
     int *own = block_at(dist, n_padded, R, C);
     Tile d;
     load_tile(d, own, n_padded, tx, ty);
@@ -163,25 +223,17 @@ static __device__ __forceinline__ void min_plus_into(int *dist, int n_padded, in
     store_tile(d, own, n_padded, tx, ty);
 }
 
-// Phase 2: grid (blocks, 2). blockIdx.y == 0: block (p, b) of pivot p's row; == 1: block (b, p)
-// of its column; b == p is the pivot block itself, done in phase 1. The pivot block P is
-// closed after phase 1 (P(i,k) is the shortest path from i to k through the pivot's vertices),
-// so the k loop needs no barrier either: row block = min(row block, P x row block), column
-// block = min(column block, column block x P), products in the min-plus sense. The starter's
-// way, k by k with a barrier each, gives the same distances.
-__global__ void __launch_bounds__(TILE_THREADS) phase2_kernel(int *dist, int n_padded, int round)
+// Phase 2: grid (blocks / 2 rounded up, 2). blockIdx.y == 0: blocks (p, b) of pivot p's row; == 1:
+// blocks (b, p) of its column; b == p is the pivot block itself, done in phase 1. The pivot
+// block P is closed after phase 1 (P(i,k) is the shortest path from i to k through the pivot's
+// vertices), so the k loop needs no barrier either: row block = min(row block, P x row block),
+// column block = min(column block, column block x P), products in the min-plus sense. The
+// starter's way, k by k with a barrier each, gives the same distances.
+__global__ void __launch_bounds__(PHASE3_THREADS) phase2_kernel(int *dist, int n_padded, int round)
 {
-    int b = blockIdx.x;
-    if (b == round)
-        return;
-    __shared__ __align__(16) int left_t[BLOCK][BLOCK];
-    __shared__ __align__(16) int right[BLOCK][BLOCK];
-    bool in_pivot_row = blockIdx.y == 0;
-    int R = in_pivot_row ? round : b, C = in_pivot_row ? b : round;
-    load_block_transposed(left_t, dist, n_padded, R, round, threadIdx.x, TILE_THREADS);  // P, or the column block itself
-    load_block(right, dist, n_padded, round, C, threadIdx.x, TILE_THREADS);              // the row block itself, or P
-    __syncthreads();
-    min_plus_into(dist, n_padded, R, C, left_t, right);
+    __shared__ __align__(16) int shared_piece[BLOCK][BLOCK];
+    __shared__ __align__(16) int own_piece[PHASE3_GROUPS][BLOCK][BLOCK];
+    pivot_products(dist, n_padded, round, round, blockIdx.y == 0, round, 1, shared_piece, own_piece);
 }
 
 // A round of the reference takes ROUND_BLOCKS pivot blocks at once, the band: block rows and
@@ -194,34 +246,25 @@ __global__ void __launch_bounds__(TILE_THREADS) phase2_kernel(int *dist, int n_p
 #define ROUND_BLOCKS 4
 #endif
 
-// After pivot p's phases 1 and 2: grid (blocks, 2 * pivots). y / 2 picks the band's block row
-// and column q, y % 2 its row part (q, b) or its column part (b, q). The blocks in both (b in
-// the band) are done by the row part only, so that each has one writer; pivot p's own row and
-// column are final and only read.
-__global__ void __launch_bounds__(TILE_THREADS) band_kernel(int *dist, int n_padded, int p, int first, int pivots)
+// After pivot p's phases 1 and 2: grid (blocks / 2 rounded up, 2 * pivots). y / 2 picks the
+// band's block row and column q, y % 2 its row part or its column part. The blocks in both (b
+// in the band) are done by the row part only, so that each has one writer.
+__global__ void __launch_bounds__(PHASE3_THREADS) band_kernel(int *dist, int n_padded, int p, int first, int pivots)
 {
-    int q = first + blockIdx.y / 2, b = blockIdx.x;
-    bool row_part = blockIdx.y % 2 == 0;
-    if (q == p || b == p || (!row_part && b >= first && b < first + pivots))
-        return;
-    int R = row_part ? q : b, C = row_part ? b : q;
-    __shared__ __align__(16) int left_t[BLOCK][BLOCK];
-    __shared__ __align__(16) int right[BLOCK][BLOCK];
-    load_block_transposed(left_t, dist, n_padded, R, p, threadIdx.x, TILE_THREADS);
-    load_block(right, dist, n_padded, p, C, threadIdx.x, TILE_THREADS);
-    __syncthreads();
-    min_plus_into(dist, n_padded, R, C, left_t, right);
+    int q = first + blockIdx.y / 2;
+    if (q == p)
+        return;  // pivot p's row and column: phase 2's
+    __shared__ __align__(16) int shared_piece[BLOCK][BLOCK];
+    __shared__ __align__(16) int own_piece[PHASE3_GROUPS][BLOCK][BLOCK];
+    pivot_products(dist, n_padded, p, q, blockIdx.y % 2 == 0, first, pivots, shared_piece, own_piece);
 }
 
 // Phase 3 does nearly all the work: every block (R, C) outside the band, through blocks
 // (R, P) of the band's columns and (P, C) of its rows, P = first .. first + pivots - 1, a
 // thread's tile in registers all the while. A thread block does PHASE3_GROUPS blocks of one
 // block row, (R, C) for C = blockIdx.x * PHASE3_GROUPS + group, TILE_THREADS threads each: they
-// share the load of (R, P), and 48 KB of shared memory a thread block leaves room for four
-// on a multiprocessor, as many as the 128 registers a thread allow (the sweep in
-// labs/apsp/scripts/phase3_sweep.cu measured these choices).
-#define PHASE3_GROUPS 2
-#define PHASE3_THREADS (PHASE3_GROUPS * TILE_THREADS)
+// share the load of (R, P) (the sweep in labs/apsp/scripts/phase3_sweep.cu measured these
+// choices).
 
 __global__ void __launch_bounds__(PHASE3_THREADS) phase3_kernel(int *dist, int n_padded, int first, int pivots)
 {
@@ -259,19 +302,18 @@ __global__ void __launch_bounds__(PHASE3_THREADS) phase3_kernel(int *dist, int n
 // (each launch starts after the one before it ends).
 static void run_round(int *dist_dev, int n_padded, int first, int pivots)
 {
-    int blocks = n_padded / BLOCK;
+    int blocks = n_padded / BLOCK, pairs = (blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS;  // grid columns
     for (int p = first; p < first + pivots; ++p) {
-        phase1_kernel<<<1, dim3(HALF, HALF)>>>(dist_dev, n_padded, p);
+        phase1_kernel<<<1, dim3(PHASE1_THREADS, PHASE1_THREADS)>>>(dist_dev, n_padded, p);
         CUDA_CHECK_LAUNCH();
-        phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist_dev, n_padded, p);
+        phase2_kernel<<<dim3(pairs, 2), PHASE3_THREADS>>>(dist_dev, n_padded, p);
         CUDA_CHECK_LAUNCH();
         if (pivots > 1) {
-            band_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS>>>(dist_dev, n_padded, p, first, pivots);
+            band_kernel<<<dim3(pairs, 2 * pivots), PHASE3_THREADS>>>(dist_dev, n_padded, p, first, pivots);
             CUDA_CHECK_LAUNCH();
         }
     }
-    phase3_kernel<<<dim3((blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS, blocks), PHASE3_THREADS>>>(dist_dev, n_padded,
-                                                                                                    first, pivots);
+    phase3_kernel<<<dim3(pairs, blocks), PHASE3_THREADS>>>(dist_dev, n_padded, first, pivots);
     CUDA_CHECK_LAUNCH();
 }
 

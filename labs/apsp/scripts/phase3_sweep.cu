@@ -14,6 +14,8 @@
 //           first finished by the reference's phases 1 and 2 and its band_kernel.
 // The reference (gpu.c) took the winner, W = 4 with two groups; "W1 g1 own-late" is the
 // reference before it (one pivot block a round, one output block a thread block).
+// The figures below were taken with gpu.c's phases 1 and 2 and band_kernel of that day; since
+// band_sweep.cu (steps 30-40) every variant here runs gpu.c's newer ones, about 3 ms faster.
 //   own     the thread's own 8 x 8 entries loaded before the pivot pieces, so that their
 //           device-memory latency overlaps the pivot pieces' loads from L2.
 //   groups  output blocks a thread block (64 threads each), sharing the pivot-column piece.
@@ -365,7 +367,7 @@ static const Variant kVariants[] = {
 
 static void run_variant(const Variant &v, int *dist, int n)
 {
-    int blocks = n / BLOCK;
+    int blocks = n / BLOCK, pairs = (blocks + PHASE3_GROUPS - 1) / PHASE3_GROUPS;
     if (!v.kernel) {
         for (int first = 0; first < blocks; first += ROUND_BLOCKS)
             run_round(dist, n, first, std::min(ROUND_BLOCKS, blocks - first));
@@ -374,12 +376,12 @@ static void run_variant(const Variant &v, int *dist, int n)
     for (int first = 0; first < blocks; first += v.width) {
         int pivots = std::min(v.width, blocks - first);
         for (int p = first; p < first + pivots; ++p) {
-            phase1_kernel<<<1, dim3(HALF, HALF)>>>(dist, n, p);
+            phase1_kernel<<<1, dim3(PHASE1_THREADS, PHASE1_THREADS)>>>(dist, n, p);
             CUDA_CHECK_LAUNCH();
-            phase2_kernel<<<dim3(blocks, 2), TILE_THREADS>>>(dist, n, p);
+            phase2_kernel<<<dim3(pairs, 2), PHASE3_THREADS>>>(dist, n, p);
             CUDA_CHECK_LAUNCH();
             if (pivots > 1) {
-                band_kernel<<<dim3(blocks, 2 * pivots), TILE_THREADS>>>(dist, n, p, first, pivots);
+                band_kernel<<<dim3(pairs, 2 * pivots), PHASE3_THREADS>>>(dist, n, p, first, pivots);
                 CUDA_CHECK_LAUNCH();
             }
         }

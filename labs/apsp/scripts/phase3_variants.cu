@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "../../../solutions/apsp/gpu.c"
+
+// The seed's kernels below: HALF x HALF threads, four entries each (gpu.c's phase 1 had these too).
+#define HALF (BLOCK < 32 ? BLOCK : 32)
 #include "seeded.h"
 
 // The report's phase 2, k by k with a barrier each (the starter's way), to time against the
@@ -263,11 +266,11 @@ int main(int argc, char **argv)
             GpuTimer timer;
             timer.start();
             for (int round = 0; round < n / BLOCK; ++round) {
-                phase1_kernel<<<1, dim3(HALF, HALF)>>>(work, n, round);
+                phase1_kernel<<<1, dim3(PHASE1_THREADS, PHASE1_THREADS)>>>(work, n, round);
                 if (v == kNoneSeedPhase2)
                     phase2_seed<<<dim3(n / BLOCK, 2), dim3(HALF, HALF)>>>(work, n, round);
                 else
-                    phase2_kernel<<<dim3(n / BLOCK, 2), TILE_THREADS>>>(work, n, round);
+                    phase2_kernel<<<dim3((n / BLOCK + PHASE3_GROUPS - 1) / PHASE3_GROUPS, 2), PHASE3_THREADS>>>(work, n, round);
                 launch_phase3((Phase3)v, work, n, round);
             }
             timer.stop();
