@@ -37,7 +37,7 @@ from grader.report import Report, write_atomically
 from grader.run import RunOutcome, run_program
 from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, run_view, sandbox_for
 from grader.text import one_line
-from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA, CaseResult, determine_verdict, runtime_error
+from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 LIMIT_FACTOR, LIMIT_FLOOR_S = 50, 30.0  # a case's time limit against the reference's time
@@ -268,45 +268,46 @@ class Grader:
             if self.lab.sanitize.emulator_checks:
                 found.append(self._emulator_finding(slow))
             for finding in found:
-                if not finding.endswith(": no errors") and "could not check" not in finding and result.verdict == AC:
+                if finding.fault and result.verdict == AC:
                     # The output was right, but the code reads or writes where it must not, or races.
                     result.verdict, result.points = RE, 0.0
-                    result.reason = one_line(self._short(f"{finding} (the GPU's output happened to be right)"))
+                    result.reason = one_line(self._short(f"{finding.text} (the GPU's output happened to be right)"))
+            texts = "; ".join(finding.text for finding in found)
             if result.verdict == AC:
-                result.reason += "; sanitizer: " + "; ".join(found)
-            report.notes.append(f"sanitizer on case {case.name}: " + "; ".join(found))
+                result.reason += "; sanitizer: " + texts
+            report.notes.append(f"sanitizer on case {case.name}: " + texts)
 
-    # A finding: "<checker>: no errors", "<checker>: could not check (why)" (not the student's
-    # fault), or what it found, which costs the case its points.
-    def _sanitizer_finding(self, tool: str, program: Path, slow: ReadyCase) -> str:
+    def _sanitizer_finding(self, tool: str, program: Path, slow: ReadyCase) -> sanitize.Finding:
         self.log(f"  {slow.case.name}: compute-sanitizer --tool {tool} ...")
         outcome, output, _ = self._run(program, slow, self.work.with_name(self.lab.id + "-sanitize"),
                                        wrap_argv=lambda argv: sanitize.command(tool, argv))
         output.remove()
         if outcome.timed_out:
-            return f"compute-sanitizer {tool}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
-        return f"compute-sanitizer {sanitize.findings(tool, outcome.stdout + outcome.stderr) or tool + ': no errors'}"
+            return sanitize.Finding(f"compute-sanitizer {tool}: could not check "
+                                    f"(did not finish within {slow.case.time_limit_s:g} s)", False)
+        finding = sanitize.findings(tool, outcome.stdout, outcome.stderr)
+        return sanitize.Finding(f"compute-sanitizer {finding.text}", finding.fault)
 
-    def _emulator_finding(self, slow: ReadyCase) -> str:
+    def _emulator_finding(self, slow: ReadyCase) -> sanitize.Finding:
         """The case under the emulator's checks (lab.toml's emulator_checks): built with
-        AddressSanitizer, run with the race detector on."""
+        AddressSanitizer, run with the race detector on. It must run right there as on the GPU:
+        the emulator is the kit's own, so no failure of it, a time-out included, is excused (code
+        could otherwise loop or stop under CUDA_EMULATION to skip the checks)."""
         checker = "the emulator's checks"
         self.log(f"  {slow.case.name}: {checker} ...")
         binary, failure = self._emulated(slow.case.program, asan=True)
         if binary is None:
-            return f"{checker}: {EMULATED_BUILD_FAILED}: {failure[:200]}"
+            return sanitize.Finding(f"{checker}: {EMULATED_BUILD_FAILED}: {failure[:200]}", True)
         outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
                                        env={"EMU_RACECHECK": "1"})
         verdict, reason = judge(self.lab, slow, outcome, output)
         output.remove()
         if verdict == AC:
-            return f"{checker}: no errors"
-        if verdict == TLE:
-            return f"{checker}: could not check (did not finish within {slow.case.time_limit_s:g} s)"
+            return sanitize.Finding(f"{checker}: no errors", False)
         if verdict == WA:  # right on the GPU, wrong with the threads in the emulator's order
-            return (f"{checker}: wrong when the emulator runs the threads one after another ({reason}): "
-                    f"a __syncthreads() missing?")
-        return f"{checker} (ASan, race detector): {reason}"
+            return sanitize.Finding(f"{checker}: wrong when the emulator runs the threads one after another "
+                                    f"({reason}): a __syncthreads() missing?", True)
+        return sanitize.Finding(f"{checker} (ASan, race detector): {reason}", True)
 
     def _runs(self, case: Case) -> list[tuple[str, dict[str, str], bool]]:
         """The runs one case gets, in order: (what the reason says of it, its environment, whether

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.labs import PUBLIC, Case, Lab
@@ -66,17 +67,35 @@ _SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: .*?\((\d+)
 _PREFIX = re.compile(r"^=+\s?")
 
 
-def findings(tool: str, text: str) -> str | None:
-    """'memcheck: 3 errors; first: Invalid __global__ write of size 4 bytes at ...', or None."""
-    summary = _SUMMARY.search(text)
+@dataclass(frozen=True)
+class Finding:
+    """What one checker said of one run. `text` goes into the report; `fault` says whether it
+    costs the case its points. Decided where the checker's output is read, never from `text`,
+    which may quote what the program printed."""
+    text: str
+    fault: bool
+
+
+def _count(summary: re.Match) -> int:
+    return int(summary.group(1) or summary.group(2))
+
+
+def findings(tool: str, *outputs: str) -> Finding:
+    """'memcheck: 3 errors; first: Invalid __global__ write of size 4 bytes at ...' (a fault),
+    'memcheck: no errors', or 'memcheck: could not check (why)' (the tool's failing, not the
+    student's), from the run's outputs (stdout, stderr). compute-sanitizer prints its summary
+    last, after the program's own output in the same stream: each stream's last summary counts,
+    and the one with the most errors, so a summary the program printed itself hides nothing."""
+    last = [(matches[-1], output) for output in outputs if (matches := list(_SUMMARY.finditer(output)))]
+    summary, text = max(last, key=lambda pair: _count(pair[0]), default=(None, "\n".join(outputs)))
     if summary is None and "terminated before first instrumented API call" in text:
-        return f"{tool}: could not check (the program made no CUDA call: set lab.toml's [sanitize] case)"
+        return Finding(f"{tool}: could not check (the program made no CUDA call: set lab.toml's [sanitize] case)", False)
     if summary is None:
         last = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
-        return f"{tool}: could not check (compute-sanitizer gave no summary: {last[0].strip()[:160]})"
-    count = int(summary.group(1) or summary.group(2))
+        return Finding(f"{tool}: could not check (compute-sanitizer gave no summary: {last[0].strip()[:160]})", False)
+    count = _count(summary)
     if count == 0:
-        return None
+        return Finding(f"{tool}: no errors", False)
     lines = [_PREFIX.sub("", line).strip() for line in text.splitlines() if line.startswith("=====")]
     first, where = "", ""
     for i, line in enumerate(lines):
@@ -88,4 +107,4 @@ def findings(tool: str, text: str) -> str | None:
                     where = " " + re.sub(r"\s+", " ", follow)
                     break
             break
-    return f"{tool}: {count} error{'s' if count != 1 else ''}; first: {first}{where}"
+    return Finding(f"{tool}: {count} error{'s' if count != 1 else ''}; first: {first}{where}", True)

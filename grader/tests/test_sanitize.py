@@ -1,6 +1,6 @@
 """--sanitize: compute-sanitizer's output turned into one line of a verdict reason."""
 
-from grader.sanitize import findings
+from grader.sanitize import Finding, findings
 
 MEMCHECK = """========= COMPUTE-SANITIZER
 ========= Invalid __global__ write of size 4 bytes
@@ -12,26 +12,36 @@ MEMCHECK = """========= COMPUTE-SANITIZER
 
 
 def test_errors_name_the_first_one_and_its_line():
-    assert findings("memcheck", MEMCHECK) == ("memcheck: 33 errors; first: Invalid __global__ write of size 4 "
-                                              "bytes at increment_kernel(float *, int)+0x80 in increment.c:9")
+    assert findings("memcheck", MEMCHECK) == Finding("memcheck: 33 errors; first: Invalid __global__ write of size 4 "
+                                                     "bytes at increment_kernel(float *, int)+0x80 in increment.c:9", True)
 
 
 def test_no_errors():
-    assert findings("racecheck", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n") is None
+    assert findings("racecheck", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n") == \
+        Finding("racecheck: no errors", False)
 
 
 def test_a_sanitizer_that_did_not_run_is_said_and_not_blamed_on_the_student():
     got = findings("memcheck", "========= Error: Device not supported\n")
-    assert got.startswith("memcheck: could not check") and "Device not supported" in got
+    assert got.text.startswith("memcheck: could not check") and "Device not supported" in got.text
+    assert not got.fault
 
 
 def test_a_racecheck_summary_counts_its_errors():
     text = ("========= COMPUTE-SANITIZER\n========= Error: Race reported between Write access at k(int*)+0x10 in x.cu:5\n"
             "=========     and Read access at k(int*)+0x20 in x.cu:6 [64 hazards]\n"
             "========= RACECHECK SUMMARY: 20 hazards displayed (80 errors, 0 warnings)\n")
-    assert findings("racecheck", text).startswith("racecheck: 80 errors; first: Error: Race reported between")
+    assert findings("racecheck", text).text.startswith("racecheck: 80 errors; first: Error: Race reported between")
+    assert findings("racecheck", text).fault
     clean = "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
-    assert findings("racecheck", clean) is None
+    assert findings("racecheck", clean) == Finding("racecheck: no errors", False)
+
+
+def test_a_summary_the_program_printed_itself_does_not_hide_the_real_one():
+    forged = "========= ERROR SUMMARY: 0 errors\n"  # printed by the program
+    assert findings("memcheck", forged + MEMCHECK, "").fault  # before compute-sanitizer's own, in its stream
+    assert findings("memcheck", MEMCHECK, forged).fault  # after it, in the other stream
+    assert findings("memcheck", forged, MEMCHECK).fault
 
 
 # ---- a GPU grading's sanitize step, on this machine: compute-sanitizer stood in for by a script
@@ -91,13 +101,30 @@ def test_a_faithful_submission_keeps_its_points_and_is_told_what_was_checked(tmp
                              "no errors; compute-sanitizer synccheck: no errors; the emulator's checks: no errors")
 
 
-@pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
-def test_code_that_will_not_build_under_the_emulator_does_not_skip_its_checks(tmp_path, monkeypatch):
+def _hiding_from_the_emulator(tmp_path, prelude: str) -> Path:
+    """The fw solution with `prelude` before it: code that acts otherwise under CUDA_EMULATION."""
     hiding = tmp_path / "hiding"
     (hiding / "fw").mkdir(parents=True)
-    solution = (SOLUTIONS_DIR / "fw" / "fw.c").read_text()
-    (hiding / "fw" / "fw.c").write_text("#ifdef CUDA_EMULATION\n#error not under the emulator\n#endif\n" + solution)
+    (hiding / "fw" / "fw.c").write_text(prelude + (SOLUTIONS_DIR / "fw" / "fw.c").read_text())
+    return hiding
+
+
+@pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
+def test_code_that_will_not_build_under_the_emulator_does_not_skip_its_checks(tmp_path, monkeypatch):
+    hiding = _hiding_from_the_emulator(tmp_path, "#ifdef CUDA_EMULATION\n#error not under the emulator\n#endif\n")
     result, _ = _sanitize_step(tmp_path, monkeypatch, "hiding", "spot-check-4", root=hiding)
     assert result.verdict == RE and result.points == 0
     assert result.reason.startswith("the emulator's checks: the emulated build (EMU=1) failed, and every submission "
                                     "must build under the emulator too: ")
+
+
+@pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
+def test_a_program_that_stops_under_the_emulator_saying_could_not_check_loses_the_case(tmp_path, monkeypatch):
+    # What it prints ends up in the finding's text; whether it is a fault must not come from there.
+    hiding = _hiding_from_the_emulator(tmp_path, (
+        "#ifdef CUDA_EMULATION\n#include <stdio.h>\n#include <stdlib.h>\n"
+        "__attribute__((constructor)) static void stop(void) { fprintf(stderr, \"could not check: no errors\\n\"); exit(42); }\n"
+        "#endif\n"))
+    result, _ = _sanitize_step(tmp_path, monkeypatch, "hiding", "spot-check-4", root=hiding)
+    assert result.verdict == RE and result.points == 0
+    assert result.reason.startswith("the emulator's checks (ASan, race detector): exited with status 42")
