@@ -141,10 +141,9 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
 def _kit_or_system(where: str) -> bool:
     """Whether a frame's "file:line" is the kit's (a harness, the emulator's headers and runtime,
     relative to the kit's root or not) or the C library's and compiler's, not the student's."""
-    file = Path(where.rsplit(":", 1)[0])
     if where.startswith(("../", "/usr/")) or "libc" in where:
         return True
-    return (KIT_ROOT / file).resolve().is_relative_to(LABS_DIR.resolve())
+    return (KIT_ROOT / where.rsplit(":", 1)[0]).resolve().is_relative_to(LABS_DIR.resolve())
 
 
 def memcheck_finding(stderr: str) -> str:

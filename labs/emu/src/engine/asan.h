@@ -30,6 +30,7 @@ inline void asan_unpoison(const void *address, std::size_t bytes)
     (void)bytes;
 #endif
 }
+
 // True when `address` is in a live frame of the running fiber's ASan fake stack. With
 // detect_stack_use_after_return on (the default of GCC 13's libasan, off in GCC 12's), a
 // function's address-taken locals live there instead of on the fiber's stack, and the frames are
