@@ -95,8 +95,9 @@ def flavor(emu: bool, asan: bool, arch: str | None) -> str:
     return ("emu" if emu else f"gpu-{arch or 'default'}") + ("-asan" if asan else "")
 
 
-def make_args(*, emu: bool, asan: bool, arch: str | None) -> list[str]:
-    python = os.path.realpath(sys.executable)  # a venv's python is a link into a folder the sandbox hides
+def make_args(*, emu: bool, asan: bool, arch: str | None, python: str | None = None) -> list[str]:
+    # A venv's python is a link into a folder the sandbox hides: the real one, or the sandbox's.
+    python = python or os.path.realpath(sys.executable)
     args = [f"PYTHON={python}", f"EMU_PYTHON={python}"]
     # EMU=0, not nothing: where no GPU is found, make would otherwise build for the emulator.
     args += ["EMU=1"] if emu else ["EMU=0"] + ([f"ARCH={arch}"] if arch else [])
@@ -157,22 +158,32 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
     # the sandbox off, or from other files of the same name) must never be linked into this one.
     # The kit's own trees (starter/, solutions/) keep make's timestamps: two gradings of the
     # reference at once must not pull its programs from under each other.
-    if not any(src_root == Path(tree).resolve() for tree in (STARTER_DIR, SOLUTIONS_DIR)):
+    trusted = any(src_root == Path(tree).resolve() for tree in (STARTER_DIR, SOLUTIONS_DIR))
+    if not trusted:
         remove_tree(build_dir / lab.id)
     build_dir.mkdir(parents=True, exist_ok=True)
     (build_dir / "obj").mkdir(exist_ok=True)
-    sandbox = sandbox or sandbox_for(None)
-    cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), lab.id, f"SRC_ROOT={src_root}",
-           f"BUILD={build_dir}", *make_args(emu=emu, asan=asan, arch=arch)]
+    sandbox = sandbox or sandbox_for(None, submission=not trusted)
+    if trusted and sandbox.kind == "user":
+        # The kit's own code, built as root: no sandbox user needs to see the reference's
+        # folders (and two graders building it at once never hand them to two users).
+        sandbox = Sandbox(False, "the kit's own code")
+    python = sandbox.python() if sandbox.active else None
+    cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), "-f", "Makefile", lab.id, f"SRC_ROOT={src_root}",
+           f"BUILD={build_dir}", *make_args(emu=emu, asan=asan, arch=arch, python=python)]
     limits = Limits(wall_s=BUILD_TIME_LIMIT_S, cpu_s=BUILD_TIME_LIMIT_S * 2, work_dir=build_dir, **BUILD_LIMITS)
 
+    # make writes only build_dir/<lab>/; the harness's objects beside it are read-only.
+    (build_dir / lab.id).mkdir(exist_ok=True)
+
     def wrap(argv: list[str], status_fd: int) -> list[str]:
-        return sandbox.wrap(argv, work=build_dir, view=_view(lab, src_dir, harness, build_dir, emu, asan),
+        return sandbox.wrap(argv, work=build_dir / lab.id, view=_view(lab, src_dir, harness, build_dir, emu, asan),
                             hide=_instructor_only(lab), tmp_bytes=1024 * MB, status_fd=status_fd,
                             chdir=KIT_ROOT, toolchain=True)
 
+    confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup) if sandbox.active else {}
     outcome = run_program(cmd, time_limit_s=BUILD_TIME_LIMIT_S, env=clean_env(os.environ), limits=limits,
-                          wrap=wrap if sandbox.active else None)
+                          wrap=wrap if sandbox.active else None, **confined)
     log = outcome.stdout + outcome.stderr
     programs = {name: build_dir / lab.id / name for name in lab.programs}
     if outcome.sandbox_error:

@@ -162,8 +162,9 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--require-full", action="store_true", help="exit 1 unless every point is earned")
     check.add_argument("--quiet", action="store_true", help="print only the final table")
     check.add_argument("--sandbox", choices=MODES, default=None,
-                       help="run each case in bubblewrap: auto (when it works here; the default, or "
-                            "LABKIT_SANDBOX), require, off")
+                       help="run each build and case in a sandbox: auto (default, or LABKIT_SANDBOX: the "
+                            "first of bubblewrap, user, landlock that works here; a submission is refused where "
+                            "none does), require, a kind by name, or off (limits alone)")
     check.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
     check.add_argument("--secret-file", type=Path, metavar="FILE",
                        help="the instructor's secret: adds the hidden cases (or LABKIT_SECRET_FILE, LABKIT_SECRET)")

@@ -101,13 +101,14 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
         argv = wrap_argv(argv)
     case_limits = Limits.for_case(limits, time_limit_s=ready.case.time_limit_s,
                                   expected_bytes=ready.expected_path.stat().st_size, work_dir=folder)
-    wrap = None
+    wrap, confined = None, {}
     if sandbox is not None and sandbox.active:
         wrap = lambda argv, status_fd: sandbox.wrap(  # noqa: E731
             argv, work=folder, view=run_view(program, ready.input_path), hide=hide, gpu=gpu,
             tmp_bytes=case_limits.file_bytes, status_fd=status_fd)
+        confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup)
     outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
-                          limits=case_limits, wrap=wrap)
+                          limits=case_limits, wrap=wrap, **confined)
     return outcome, output, output.read_figures()
 
 
@@ -150,7 +151,8 @@ class Grader:
         self.keep_outputs = keep_outputs
         self.log = log
         self.work = BUILD_DIR / "grading" / build_dir_for(source, emu, asan).name / lab.id
-        self.sandbox = sandbox if isinstance(sandbox, Sandbox) else sandbox_for(sandbox)
+        self.sandbox = sandbox if isinstance(sandbox, Sandbox) else \
+            sandbox_for(sandbox, submission=source.name.startswith("sub-"))
         self.limits = lab.limits
         self.secret = secret or hidden.load_secret(secret_file)
         self.secret_file = secret_file
@@ -197,9 +199,12 @@ class Grader:
         limits = (f"limits on: wall time, CPU time, file size, stdout/stderr kept to 64 KiB, work folder "
                   f"size, processes ({'pids cgroup' if cgroups['processes'] else 'watchdog count'}), "
                   f"memory ({'memory cgroup' if cgroups['memory'] else 'OFF: no cgroup can be made here'})")
-        if self.sandbox.active:
+        if self.sandbox.kind == "bubblewrap":
             return [f"sandbox on (bubblewrap): no network, own PID namespace, only the case's input and "
                     f"work folder in view; {limits}"]
+        if self.sandbox.active:
+            return [f"sandbox on ({self.sandbox.describe()}): no network, no signals to the grader, "
+                    f"only the case's input and work folder in reach; {limits}"]
         return [f"WARNING: SANDBOX OFF, {self.sandbox.why_off}. Protections OFF: the program can read "
                 f"any file the grader can (expected outputs, solutions), use the network, and leave "
                 f"behind processes that leave its session; {limits}"]

@@ -238,7 +238,7 @@ def cgroups_available() -> dict[str, bool]:
 
 # ---- counting processes without a cgroup -------------------------------------------------------
 
-def _stat_fields(pid: str) -> tuple[int, int, int] | None:
+def stat_fields(pid: str) -> tuple[int, int, int] | None:
     """(ppid, session id, thread count) of a live process, from /proc/<pid>/stat (None for a
     zombie: it is dead already, only not yet reaped)."""
     try:
@@ -267,7 +267,7 @@ def family(leader: int) -> tuple[list[int], int]:
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        fields = _stat_fields(name)
+        fields = stat_fields(name)
         if fields is None:
             continue
         pid = int(name)

@@ -180,8 +180,11 @@ class _Watchdog:
 
 def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None,
                 env: dict[str, str] | None = None, limits: Limits | None = None,
-                wrap: Callable[[list[str], int], list[str]] | None = None) -> RunOutcome:
-    """Runs argv in its own session under limits; wrap(argv, status_fd) puts it in a sandbox."""
+                wrap: Callable[[list[str], int], list[str]] | None = None,
+                own_pid_namespace: bool = True, cleanup: Callable[[], None] | None = None) -> RunOutcome:
+    """Runs argv in its own session under limits; wrap(argv, status_fd) puts it in a sandbox
+    (own_pid_namespace: one whose processes all die with it, as bubblewrap's; cleanup: what
+    ends the rest, as the sandbox user's kill_all)."""
     cgroup = CaseCgroup(limits) if limits else None
     rlimits = rlimits_for(limits) if limits else []
     status_r = status_w = None
@@ -230,8 +233,10 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
         if not watchdog.limit_hit and cgroup.hit_limit("processes"):
             watchdog.limit_hit = "processes"
         cgroup.remove()
-    if wrap is None and (cgroup is None or cgroup.pids is None):
-        _kill_family(proc.pid)  # in the sandbox, its PID namespace has ended them all already
+    if not (wrap is not None and own_pid_namespace) and (cgroup is None or cgroup.pids is None):
+        _kill_family(proc.pid)  # in bubblewrap, its PID namespace has ended them all already
+    if cleanup is not None:
+        cleanup()
     for drain in (out, err):
         drain.thread.join(timeout=0.1)
     if out.thread.is_alive() or err.thread.is_alive():
@@ -246,7 +251,7 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
             status_text = f.read(65536).decode("utf-8", "replace")
         if '"child-pid"' not in status_text and not timed_out and not watchdog.limit_hit:
             sandbox_error = (err.text().strip().splitlines() or [f"bwrap exit status {code}"])[0]
-        elif exit_code is not None and 128 < exit_code <= 128 + 64:
+        elif exit_code is not None and 128 < exit_code <= 128 + 64 and "labkit-confine" not in status_text:
             # bwrap passes a child's death by signal N on as exit status 128 + N.
             exit_code, sig = None, exit_code - 128
     cpu_s = (rusage.ru_utime + rusage.ru_stime) if rusage else 0.0

@@ -1,22 +1,32 @@
-"""Builds and runs untrusted code inside bubblewrap (Debian's `bubblewrap`, the `bwrap` command).
+"""Builds and runs untrusted code in a sandbox: bubblewrap where it works, else the floor this
+grader can have without namespaces. Each grading names the kind it used in its report.
 
-Both sandboxes show the system read-only and hide the kit's own folder under an empty tmpfs, in
-which only the Mounts a caller names appear: the build (build.py) sees the Makefile, the lab's
-harness, the toolchain and the student's files; a run sees what follows.
+    bubblewrap  (Debian's `bubblewrap`, the `bwrap` command) where user namespaces work: the
+                view below, its own PID and network namespaces;
+    user        as root without namespaces (Gradescope's and PrairieLearn's containers): the
+                command runs as a sandbox user that cannot open the answers or signal the
+                grader (grader/sandbox_user.py), plus Landlock and seccomp where the kernel has
+                them (grader/confine.py);
+    landlock    as an ordinary user without namespaces (a cluster node), Linux 5.13+: Landlock
+                lets the command open only its view, and seccomp keeps it from the network and
+                from signalling anything but itself (grader/confine.py).
 
-What a program sees: the system's programs and libraries read-only (/usr and the /bin, /lib
-links), a few files of /etc that the dynamic loader needs, its own /proc (own PID namespace),
-a minimal /dev (plus /dev/nvidia* and /sys read-only when there is a GPU), a private /tmp, the
-kit's labs/ folder read-only, its own program and this testcase's input read-only, and one
-writable work folder for the case's output. It has no network (its own empty network
-namespace), no capabilities, and dies with the grader. What it never sees: the rest of the
-kit (solutions/, testcases/, build/ with every expected output and hidden input), the
-instructor's secret, the home folders, and the grader's environment: only the variables in
-ENV_KEEP reach it, so LABKIT_SECRET does not.
+What a program sees in bubblewrap: the system's programs and libraries read-only (/usr and the
+/bin, /lib links), a few files of /etc that the dynamic loader needs, its own /proc (own PID
+namespace), a minimal /dev (plus /dev/nvidia* and /sys read-only when there is a GPU), a private
+/tmp, the kit's labs/ folder read-only, its own program and this testcase's input read-only, and
+one writable work folder for the case's output. It has no network (its own empty network
+namespace), no capabilities, and dies with the grader. Landlock allows the same paths (with
+/proc and /sys read-only, TMPDIR in the work folder). What it never sees: the rest of the kit
+(solutions/, testcases/, build/ with every expected output and hidden input), the instructor's
+secret, the home folders, and the grader's environment: only the variables in ENV_KEEP reach
+it, so LABKIT_SECRET does not.
 
-Whether bubblewrap works is found by trying it once (user namespaces may be off, or the grader
-may itself run in a container that forbids them). Modes: "auto" (use it when it works),
-"require" (refuse to grade without it), "off" (limits only); LABKIT_SANDBOX sets the default.
+Which kinds work is found by trying each once. Modes: "auto" (the first that works, in the
+order above; a submission is refused where none does), "require" (the same, for the kit's own
+code too), a kind by name (that one or refuse), "off" (limits only, when a TA asks for it by
+name); LABKIT_SANDBOX sets the default. LABKIT_BWRAP=none and LABKIT_LANDLOCK=off make those
+unavailable (the tests grade every kind on one machine).
 """
 
 from __future__ import annotations
@@ -29,14 +39,20 @@ import re
 import shutil
 import subprocess
 import sys
+import json
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.paths import KIT_ROOT, LABS_DIR
+from grader import sandbox_user
+from grader.paths import KIT_ROOT, LABS_DIR, STARTER_DIR
 from grader.verdict import EXIT_MEMCHECK
 
-MODES = ("auto", "require", "off")
+KINDS = ("bubblewrap", "user", "landlock")
+MODES = ("auto", "require", "off") + KINDS
+CONFINE = Path(__file__).resolve().parent / "confine.py"
+# What a command confined without namespaces may read besides its view (Landlock's allow-list).
+SYSTEM_FILES = ("/proc", "/sys", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group",
              "/etc/nsswitch.conf", "/etc/localtime", "/etc/alternatives")
@@ -115,19 +131,60 @@ def toolchain_dirs() -> list[str]:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """How untrusted code is built and run: inside bwrap (active) or not (why_off says why)."""
+    """How untrusted code is built and run: confined (active, by `kind`) or not (why_off says why)."""
     active: bool
     why_off: str = ""
     bwrap: str = ""
     tmpfs_size: bool = False  # this bwrap knows --size
+    kind: str = ""  # one of KINDS when active
+    landlock_abi: int = 0  # Landlock's ABI version where the kind uses it (0: not used)
+    user: sandbox_user.SandboxUser | None = field(default=None, compare=False)
+
+    def describe(self) -> str:
+        """The protection in a few words, for every report."""
+        if not self.active:
+            return "limits only"
+        if self.kind == "bubblewrap":
+            return "bubblewrap"
+        parts = [f"sandbox user {self.user.uid}"] if self.kind == "user" else []
+        parts.append(f"Landlock ABI {self.landlock_abi}" if self.landlock_abi else "no Landlock (kernel)")
+        return " + ".join(parts + ["seccomp"])
+
+    @property
+    def own_pid_namespace(self) -> bool:
+        """Whether the command's processes all die with it (bubblewrap's PID namespace)."""
+        return self.kind == "bubblewrap"
+
+    def cleanup(self) -> None:
+        """After a build or run: nothing of the sandbox user's left running."""
+        if self.kind == "user":
+            sandbox_user.kill_all(self.user.uid)
+
+    def python(self) -> str:
+        """A Python the confined command can run (the emulator's rewriter): this one, unless the
+        sandbox user cannot reach it (pyenv under /root), then the system's."""
+        mine = os.path.realpath(sys.executable)
+        if self.kind != "user" or _reachable_by_others(mine):
+            return mine
+        for folder in ("/usr/local/bin", "/usr/bin", "/bin"):
+            candidate = os.path.realpath(os.path.join(folder, "python3"))
+            if os.path.exists(candidate) and _reachable_by_others(candidate):
+                return candidate
+        raise SandboxError(f"the sandbox user cannot run {mine} (a folder above it is closed) and there is no "
+                           f"python3 in /usr/bin: install one (Debian: apt-get install python3)")
 
     def wrap(self, argv: list[str], *, work: Path, view: list[Mount] = (), hide: list[Path] = (),
              gpu: bool = False, tmp_bytes: int | None = None, status_fd: int | None = None,
              chdir: Path | None = None, toolchain: bool = False) -> list[str]:
-        """The bwrap command line that runs argv seeing only the system, `view` and `work`
-        (writable). The kit's own folder is an empty tmpfs in which only `view` appears."""
+        """The command line that runs argv seeing only the system, `view` and `work` (writable)."""
         if not self.active:
             return list(argv)
+        if self.kind != "user":
+            sandbox_user.reclaim(Path(work))
+        if self.kind != "bubblewrap":
+            return self._confine(list(argv), work=Path(work).resolve(), view=view, hide=[Path(p) for p in hide],
+                                 gpu=gpu, status_fd=status_fd, chdir=chdir, toolchain=toolchain)
+        # bubblewrap: the kit's own folder is an empty tmpfs in which only `view` appears.
         cmd = [self.bwrap, "--unshare-all", "--die-with-parent", "--hostname", "labkit"]
         if os.geteuid() == 0:
             cmd += ["--cap-drop", "ALL"]
@@ -169,6 +226,72 @@ class Sandbox:
             cmd += ["--json-status-fd", str(status_fd)]
         return cmd + ["--", *argv]
 
+    def _confine(self, argv: list[str], *, work: Path, view, hide: list[Path], gpu: bool,
+                 status_fd: int | None, chdir: Path | None, toolchain: bool) -> list[str]:
+        """grader/confine.py's command line: Landlock's allow-list (read: the system and `view`;
+        write: `work`), and for the user kind the files and folders handed to the sandbox user.
+        A Mount shown elsewhere (target) is copied there first: no namespace can remap a path."""
+        reads = [*SYSTEM_DIRS, *_library_dirs(), *(toolchain_dirs() if toolchain else []), *ETC_FILES,
+                 *SYSTEM_FILES, *(gpu_device_nodes() if gpu else [])]
+        writes = [work]
+        user = self.user
+        if user is not None:
+            sandbox_user.close_kit(hide)
+            sandbox_user.kill_all(user.uid)
+            sandbox_user.give_folder(user, work)
+        for mount in view:
+            path = Path(mount.target or mount.source).resolve()
+            if mount.target is not None and path != Path(mount.source).resolve():
+                _copy_tree(Path(mount.source).resolve(), path)
+            if mount.writable:
+                writes.append(path)
+                if user is not None:
+                    sandbox_user.give_folder(user, path)
+            elif user is not None and not sandbox_user.is_public(path):
+                if path.is_dir():
+                    sandbox_user.show_folder(user, path, besides=work)
+                else:
+                    link = sandbox_user.show_file(path, work)
+                    argv = [str(link) if arg == str(path) else arg for arg in argv]
+                    path = link
+            # labs/ and starter/ whole: make lists them (labs/*/lab.toml), and they are public.
+            reads.append(next((tree for tree in (LABS_DIR, STARTER_DIR) if tree in path.parents), path))
+        spec = {"read": [str(p) for p in _allowed(reads, hide)], "write": [str(p) for p in writes],
+                "landlock": self.landlock_abi > 0, "env": {"TMPDIR": str(work)},
+                "chdir": str(Path(chdir).resolve() if chdir else work), "status_fd": status_fd}
+        if user is not None:
+            spec.update(uid=user.uid, gid=user.gid)
+        return [os.path.realpath(sys.executable), "-I", "-S", str(CONFINE), json.dumps(spec), "--", *argv]
+
+
+def _allowed(paths: list, hide: list[Path]) -> list[Path]:
+    """paths, less every hidden one: a folder that holds a hidden path is replaced by its other
+    entries (Landlock allows, it cannot deny inside what it allows)."""
+    out = []
+    for path in map(Path, paths):
+        inner = [h for h in hide if path in h.parents]
+        if not inner or not path.is_dir():
+            if path not in hide:
+                out.append(path)
+            continue
+        out += _allowed([child for child in path.iterdir() if child not in hide], inner)
+    return out
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    """source's files at target, with their times (make must find them up to date)."""
+    shutil.copytree(source, target, copy_function=shutil.copy2, dirs_exist_ok=True)
+
+
+def _reachable_by_others(path: str) -> bool:
+    """Whether a user with no rights of its own can run the file at path."""
+    try:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+        return all(os.stat(parent).st_mode & 0o001 for parent in Path(path).parents)
+    except OSError:
+        return False
+
 
 def run_view(program: Path, input_path: Path | None) -> list[Mount]:
     """What a lab program sees of the kit: labs/ (its harness's data), itself and its input."""
@@ -183,38 +306,91 @@ def _has_size_option(bwrap: str) -> bool:
     return "--size" in text
 
 
-@functools.lru_cache(maxsize=None)
-def _probe() -> Sandbox:
-    """Tries bwrap once with the options real runs use; the first error line says why not."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return Sandbox(False, "bubblewrap is not installed (Debian: apt-get install bubblewrap)")
-    candidate = Sandbox(True, bwrap=bwrap, tmpfs_size=_has_size_option(bwrap))
+# The probe: the work folder writable, and the kit's answers out of reach (build/ hides them all).
+PROBE = "test -w . && ! head -c1 /etc/shadow >/dev/null 2>&1 && ! ls {build} >/dev/null 2>&1"
+
+
+def _try(candidate: Sandbox, what: str) -> Sandbox:
+    """candidate if a command runs in it as real runs do; otherwise an inactive Sandbox saying why."""
+    from grader.paths import BUILD_DIR
     with tempfile.TemporaryDirectory(prefix="labkit-probe-") as work:
-        argv = candidate.wrap(["/bin/sh", "-c", "test -w . && ! test -e /etc/shadow"], work=Path(work),
+        argv = candidate.wrap(["/bin/sh", "-c", PROBE.format(build=BUILD_DIR)], work=Path(work),
                               gpu=bool(gpu_device_nodes()), tmp_bytes=1 << 20, toolchain=True)
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as e:
-            return Sandbox(False, f"bubblewrap did not run: {e}")
+            return Sandbox(False, f"{what} did not run: {e}")
+        finally:
+            candidate.cleanup()
     if proc.returncode != 0:
         first = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[0]
-        return Sandbox(False, f"bubblewrap cannot make its namespaces here ({first}); user namespaces "
-                              f"may be disabled (sysctl kernel.unprivileged_userns_clone, "
-                              f"user.max_user_namespaces) or forbidden by a container")
+        return Sandbox(False, f"{what} did not confine a test command ({first})")
     return candidate
 
 
-def sandbox_for(mode: str | None = None) -> Sandbox:
-    """The sandbox for a grading run; mode None takes LABKIT_SANDBOX (default auto)."""
+def _landlock_abi() -> int:
+    if os.environ.get("LABKIT_LANDLOCK", "").lower() in ("0", "off", "no", "false"):
+        return 0
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    abi = libc.syscall(444, None, 0, 1)  # landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    return abi if abi > 0 else 0
+
+
+@functools.lru_cache(maxsize=None)
+def _probe(kind: str) -> Sandbox:
+    """Tries one kind once with the options real runs use; why_off says why not."""
+    if kind == "bubblewrap":
+        bwrap = os.environ.get("LABKIT_BWRAP") or shutil.which("bwrap")
+        if bwrap in (None, "none") or not os.path.exists(bwrap):
+            return Sandbox(False, "bubblewrap is not installed (Debian: apt-get install bubblewrap)")
+        found = _try(Sandbox(True, bwrap=bwrap, tmpfs_size=_has_size_option(bwrap), kind=kind), "bubblewrap")
+        if not found.active:
+            return Sandbox(False, found.why_off + "; user namespaces may be disabled (sysctl "
+                           "kernel.unprivileged_userns_clone, user.max_user_namespaces) or forbidden by a container")
+        return found
+    abi = _landlock_abi()
+    if kind == "landlock":
+        if not abi:
+            return Sandbox(False, "Landlock is not available (Linux 5.13 or later with landlock in its LSM list, "
+                                  "and a container that allows its three system calls)")
+        return _try(Sandbox(True, kind=kind, landlock_abi=abi), "Landlock")
+    if os.geteuid() != 0:
+        return Sandbox(False, "a sandbox user needs the grader to run as root")
+    try:
+        user = sandbox_user.acquire()
+    except sandbox_user.SandboxUserError as e:
+        return Sandbox(False, str(e))
+    return _try(Sandbox(True, kind=kind, landlock_abi=abi, user=user), "the sandbox user")
+
+
+WHAT_TO_ASK = ("ask the administrators for unprivileged user namespaces (bubblewrap), or Linux 5.13+ with "
+               "Landlock, or run the grader as root (it then drops each program to a sandbox user)")
+
+
+def sandbox_for(mode: str | None = None, *, submission: bool = False) -> Sandbox:
+    """The sandbox for a grading run; mode None takes LABKIT_SANDBOX (default auto). Where no
+    kind works, a submission (and mode require) is refused: SandboxError says what to ask for."""
     mode = (mode or os.environ.get("LABKIT_SANDBOX") or "auto").lower()
     if mode in ("0", "no", "false"):
         mode = "off"
     if mode not in MODES:
         raise SandboxError(f"LABKIT_SANDBOX={mode!r}: use one of {', '.join(MODES)}")
     if mode == "off":
-        return Sandbox(False, "turned off (--no-sandbox or LABKIT_SANDBOX=off)")
-    sandbox = _probe()
-    if mode == "require" and not sandbox.active:
-        raise SandboxError(f"the sandbox is required but {sandbox.why_off}")
-    return sandbox
+        return Sandbox(False, "turned off by name (--sandbox off, --no-sandbox or LABKIT_SANDBOX=off)")
+    if mode in KINDS:
+        sandbox = _probe(mode)
+        if not sandbox.active:
+            raise SandboxError(f"the sandbox {mode} was asked for but {sandbox.why_off}")
+        return sandbox
+    reasons = []
+    for kind in KINDS:
+        sandbox = _probe(kind)
+        if sandbox.active:
+            return sandbox
+        reasons.append(f"{kind}: {sandbox.why_off}")
+    why = "no sandbox can run here (" + "; ".join(reasons) + ")"
+    if mode == "require" or submission:
+        raise SandboxError(f"refusing to grade a submission: {why}. To protect the grades, {WHAT_TO_ASK}; "
+                           f"to grade with limits alone, ask for it by name: --sandbox off (LABKIT_SANDBOX=off)")
+    return Sandbox(False, why)

@@ -97,9 +97,9 @@ def check(lab: Lab, objects: dict[str, Path], *, sandbox: Sandbox, view: list[Mo
         # pipe, and a forbidden call must not hide behind thousands of padding symbols.
         listing = obj.with_suffix(".symbols")
         argv = ["/bin/sh", "-c", 'exec nm -P -C "$1" > "$2"', "nm", str(obj), str(listing)]
-        outcome = run_program(argv, time_limit_s=NM_TIME_LIMIT_S, env=clean_env(os.environ),
-                              wrap=(lambda argv, fd: sandbox.wrap(argv, work=obj.parent, view=view, status_fd=fd))
-                              if sandbox.active else None)
+        confined = dict(wrap=lambda argv, fd: sandbox.wrap(argv, work=obj.parent, view=view, status_fd=fd),
+                        own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup) if sandbox.active else {}
+        outcome = run_program(argv, time_limit_s=NM_TIME_LIMIT_S, env=clean_env(os.environ), **confined)
         text = read_regular(listing, MAX_LISTING_BYTES) if outcome.exit_code == 0 else None
         if text is None:
             return (f"grader error, not yours: could not list the symbols of {program}.o "

@@ -56,11 +56,14 @@ root="${{LABKIT_AUTOGRADER_ROOT:-/autograder}}"
 bundle="$root/source"
 results="$root/results/results.json"
 python="$(cat "$bundle/labkit-python" 2>/dev/null || echo python3)"
-mkdir -p "$root/results"
+mkdir -p "$root/results" && chmod go-w "$root/results"
 rm -f "$results"
+# The seal's folder (lms/seal.py): made now, the grader's own; no graded program can write it.
+seal="$(mktemp -d)/seal"
 status=0
 (cd "$bundle/kit" && exec timeout -k 10 {outer_timeout} "$python" -m lms.runner --format gradescope \\
-    --bundle "$bundle" --submission "$root/submission" --results "$results") || status=$?
+    --bundle "$bundle" --submission "$root/submission" --results "$results" --seal "$seal") || status=$?
+(cd "$bundle/kit" && "$python" -m lms.seal --format gradescope --results "$results" --seal "$seal")
 if ! "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not (isinstance(r, dict) and isinstance(r.get("tests"), list)))' "$results" 2>/dev/null; then
   echo "run_autograder: lms.runner ended with status $status and no valid results.json; writing one that says so"
   cat > "$results" <<JSON

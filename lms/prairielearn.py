@@ -38,11 +38,14 @@ root="${{LABKIT_GRADE_ROOT:-/grade}}"
 bundle="$root/tests"
 results="$root/results/results.json"
 python="${{LABKIT_PYTHON:-python3}}"
-mkdir -p "$root/results"
+mkdir -p "$root/results" && chmod go-w "$root/results"
 rm -f "$results"
+# The seal's folder (lms/seal.py): made now, the grader's own; no graded program can write it.
+seal="$(mktemp -d)/seal"
 status=0
 (cd "$bundle/kit" && exec timeout -k 10 {outer_timeout} "$python" -m lms.runner --format prairielearn \\
-    --bundle "$bundle" --submission "$root/student" --results "$results") || status=$?
+    --bundle "$bundle" --submission "$root/student" --results "$results" --seal "$seal") || status=$?
+(cd "$bundle/kit" && "$python" -m lms.seal --format prairielearn --results "$results" --seal "$seal")
 if ! "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not (isinstance(r, dict) and "gradable" in r))' "$results" 2>/dev/null; then
   echo "run: lms.runner ended with status $status and no valid results.json; writing one that says so"
   cat > "$results" <<JSON

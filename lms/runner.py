@@ -28,7 +28,7 @@ import time
 import traceback
 from pathlib import Path
 
-from lms import results as convert
+from lms import results as convert, seal
 from lms.kit import CONFIG_NAME, LabInfo
 
 FORMATS = ("gradescope", "prairielearn")
@@ -174,9 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--bundle", type=Path, required=True, help="the unpacked bundle: kit/, lms-lab.json")
     p.add_argument("--submission", type=Path, required=True, help="the student's files")
     p.add_argument("--results", type=Path, required=True, help="the results.json to write")
+    p.add_argument("--seal", type=Path, help="where to seal it (lms/seal.py): a folder no graded program can write")
     args = p.parse_args(argv)
     data = grade(args.format, args.bundle.resolve(), args.submission, args.results)
+    args.results.unlink(missing_ok=True)  # whatever stands there (a program's link) is replaced, never followed
     write_json(args.results, data)
+    if args.seal is not None:
+        seal.write(args.results, args.seal)
     print(f"lms: wrote {args.results}", flush=True)
     return 0
 

@@ -45,6 +45,7 @@ from grader.program_files import remove_tree
 from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR, TESTCASES_DIR
 from grader.intake import MAX_FILE_BYTES, MAX_TARBALL_BYTES, SubmissionError, allowed_names
 from grader.intake import intake as submission_intake
+from grader.sandbox import sandbox_for
 from grader.text import csv_cell, one_line
 from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA
 
@@ -338,7 +339,7 @@ def build_only(plan: Plan, sub: Submission) -> None:
     except SubmissionError:
         return  # the grading stage records the refusal
     build_lab(lab, src_root=root, build_dir=build_dir_for(submission_source(sub, root), plan.emu, False),
-              emu=plan.emu)
+              emu=plan.emu, sandbox=sandbox_for(plan.sandbox, submission=True))
 
 
 def grade_one(plan: Plan, sub: Submission, *, where: str, log=print) -> dict:

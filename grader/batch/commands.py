@@ -23,7 +23,7 @@ from grader.batch.local import LocalRunner
 from grader.gpu import gpu_ids
 from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
 from grader.labs import CASE_SELECTIONS, PUBLIC, load_lab
-from grader.sandbox import MODES
+from grader.sandbox import MODES, SandboxError, sandbox_for
 
 
 @contextmanager
@@ -114,6 +114,10 @@ def _grade(args, lab, groups, key, out: Path, pending, gpus) -> int:
     plan.save(plan_path)
     progress = Progress(len(pending), every_s=args.progress_every)
     if args.scheduler == "local":
+        try:  # refused here, once, rather than once per submission
+            sandbox_for(plan.sandbox, submission=True)
+        except SandboxError as e:
+            raise BatchError(f"{e}; nothing was graded") from None
         print("building what every submission shares (the reference solution, the testcases) ...", flush=True)
         problem = prepare_shared(lab, args.emu, groups, plan.secret())
         if problem:
@@ -209,7 +213,9 @@ def add_parsers(sub, fail) -> None:
     batch.add_argument("--no-checks", action="store_true",
                        help="as grader check --no-checks: no sanitizers, race detector or random-order pass")
     batch.add_argument("--sandbox", choices=MODES, default=None,
-                       help="run each program in the sandbox: auto (default, or LABKIT_SANDBOX), require, off")
+                       help="run each program in a sandbox: auto (default, or LABKIT_SANDBOX: the first of "
+                            "bubblewrap, user, landlock that works here; refuse where none does), a kind by "
+                            "name, or off (limits alone)")
     batch.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
     batch.add_argument("--secret-file", type=Path, metavar="FILE",
                        help="the instructor's secret: adds the hidden cases (or LABKIT_SECRET_FILE, "

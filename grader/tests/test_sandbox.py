@@ -163,15 +163,22 @@ def test_clean_env_keeps_asan_options_given():
     assert clean_env({"ASAN_OPTIONS": "detect_leaks=1"})["ASAN_OPTIONS"] == "detect_leaks=1"
 
 
-def test_no_bwrap_means_off_with_a_reason_and_require_refuses(monkeypatch):
-    monkeypatch.setattr(grader.sandbox.shutil, "which", lambda name: None)
+def test_where_no_kind_works_a_submission_is_refused_and_off_must_be_asked_for(monkeypatch):
+    monkeypatch.setenv("LABKIT_BWRAP", "none")
+    monkeypatch.setenv("LABKIT_LANDLOCK", "off")
+    monkeypatch.setattr(grader.sandbox.os, "geteuid", lambda: 1000)  # no sandbox user either
     grader.sandbox._probe.cache_clear()
     try:
-        off = sandbox_for("auto")
-        assert not off.active and "bubblewrap is not installed" in off.why_off
-        with pytest.raises(SandboxError, match="required but bubblewrap is not installed"):
+        own_code = sandbox_for("auto")
+        assert not own_code.active and "bubblewrap is not installed" in own_code.why_off
+        assert "Landlock is not available" in own_code.why_off and "root" in own_code.why_off
+        with pytest.raises(SandboxError, match="refusing to grade a submission.*--sandbox off"):
+            sandbox_for("auto", submission=True)
+        with pytest.raises(SandboxError, match="refusing"):
             sandbox_for("require")
+        with pytest.raises(SandboxError, match="the sandbox landlock was asked for but Landlock is not available"):
+            sandbox_for("landlock")
         monkeypatch.setenv("LABKIT_SANDBOX", "off")
-        assert "turned off" in sandbox_for(None).why_off
+        assert "turned off by name" in sandbox_for(None, submission=True).why_off
     finally:
         grader.sandbox._probe.cache_clear()

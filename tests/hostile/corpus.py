@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 from grader.grade import Grader, Source  # noqa: E402
 from grader.labs import load_lab  # noqa: E402
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR  # noqa: E402
+from grader.sandbox import MODES  # noqa: E402
 from grader.text import one_line  # noqa: E402
 
 LAB = "increment"
@@ -47,6 +48,7 @@ class Expect:
     reason_off: str | None = None
     flagged: str = ""  # a part of the timing note when the timing must be flagged
     gpu_only: bool = False  # meaningless under the emulator
+    kills: bool = False  # signals every process it can: graded only as init of a PID namespace of its own
 
 
 EXPECTED = {
@@ -71,8 +73,8 @@ EXPECTED = {
     # build-time theft: the build sees only the submission, the harness and the toolchain
     # With the sandbox off these are holes whose verdict depends on what the build folder holds
     # (under EMU the included solution is not rewritten: CE; on a GPU: AC): SECURITY.md says so.
-    "include_solution": Expect("CE", "No such file", "*", ""),
-    "include_build": Expect("CE", "No such file", "*", ""),
+    "include_solution": Expect("CE", "fatal error", "*", ""),  # no such file, or permission denied
+    "include_build": Expect("CE", "fatal error", "*", ""),  # no such file, or permission denied
     "incbin_expected": Expect("CE", "small.expected", "*", ""),
     "self_include": Expect("CE", "nested depth"),
     "macro_bomb": Expect("CE", "memory"),
@@ -88,7 +90,16 @@ EXPECTED = {
     "chmod_workdir": Expect("RE", "into its work folder"),
     # report injection: every reason one printable line (checked for every entry below)
     "report_injection": Expect("RE", "exited with status 7"),
+    # issue 24's two: no kernel work, the answer found on disk, or the grade forged and the grader killed
+    "walk_expected": Expect("WA", "entry 0:", "*", ""),
+    "forge_results": Expect("WA", "entry 0:", "*", "", kills=True),
 }
+
+
+def in_own_pid_namespace() -> bool:
+    """Whether this process is the first of a PID namespace (unshare --pid --fork --mount-proc),
+    where a submission's kill(-1) reaches nothing outside the test."""
+    return os.getpid() == 1
 
 
 class Listener:
@@ -159,7 +170,11 @@ def grade_one(name: str, source: Source, *, emu: bool, sandbox: str, case_name: 
 
 def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log=print) -> list[str]:
     """Grades the corpus in one batch; returns what went wrong (empty: all as expected)."""
-    names = names or [n for n, e in EXPECTED.items() if not (emu and e.gpu_only)]
+    names = names or [n for n, e in EXPECTED.items() if not (emu and e.gpu_only) and not e.kills]
+    unsafe = [n for n in names if EXPECTED[n].kills and not in_own_pid_namespace()]
+    if unsafe:
+        raise RuntimeError(f"{', '.join(unsafe)} signal every process they can: grade them only in a PID namespace "
+                           f"of their own (unshare --pid --fork --mount-proc python3 tests/hostile/corpus.py ...)")
     problems = []
     for path in ESCAPED:
         path.unlink(missing_ok=True)
@@ -190,6 +205,8 @@ def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log
                 problems.append(f"{name}: the secret reached the report")
             if expect.flagged and not (result.timing_flagged and expect.flagged in result.timing_note):
                 problems.append(f"{name}: timing not flagged ({result.timing_note!r})")
+            if expect.kills and not report.results:
+                problems.append(f"{name}: the grader did not survive it")
             if not sandbox_active and not any(n.startswith("WARNING: SANDBOX OFF") for n in report.notes):
                 problems.append(f"{name}: the sandbox was off and the report does not say so loudly")
             if _daemons():
@@ -219,14 +236,15 @@ def main(argv: list[str]) -> int:
     import argparse
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--gpu", action="store_true", help="build for the GPU (default: the CPU emulator)")
-    p.add_argument("--sandbox", default="auto", choices=("auto", "require", "off"))
+    p.add_argument("--sandbox", default="auto", choices=MODES)
     p.add_argument("names", nargs="*", help=f"some of: {' '.join(EXPECTED)}")
     args = p.parse_args(argv)
     problems = grade_corpus(emu=not args.gpu, sandbox=args.sandbox, names=args.names or None)
     for problem in problems:
         print("PROBLEM:", problem)
     failed = len({p.split(":")[0] for p in problems})
-    ran = len(args.names) if args.names else sum(not (e.gpu_only and not args.gpu) for e in EXPECTED.values())
+    ran = len(args.names) if args.names else sum(not (e.gpu_only and not args.gpu) and not e.kills
+                                                 for e in EXPECTED.values())
     print(f"{ran - failed} passed, {failed} failed")
     return 1 if problems else 0
 

@@ -1,13 +1,22 @@
-"""The hostile corpus (corpus.py) under the CPU emulator, graded in one batch with the sandbox
-on, with it forced off, and off on a machine where no cgroup can be made (the watchdog alone
-counts processes); and a hostile tarball at intake."""
+"""The hostile corpus (corpus.py) under the CPU emulator, graded in one batch in each sandbox
+kind (bubblewrap; as root without namespaces, the sandbox user with file permissions alone, the
+floor of an LMS container; Landlock, as on a cluster node without user namespaces), with it
+forced off, and off on a machine where no cgroup can be made (the watchdog alone counts
+processes); the submissions that kill every process they can, in a PID namespace of their own;
+and a hostile tarball at intake."""
 
 import io
+import os
+import shutil
+import subprocess
+import sys
 import tarfile
+from pathlib import Path
 
 import pytest
 
 import grader.limits
+import grader.sandbox
 from grader.labs import load_lab
 from grader.sandbox import sandbox_for
 from grader.intake import SubmissionError, intake
@@ -23,6 +32,40 @@ def test_corpus_with_the_sandbox_on():
     if not sandbox_for("auto").active:
         pytest.skip(f"bubblewrap cannot run here: {sandbox_for('auto').why_off}")
     assert grade_corpus(emu=True, sandbox="require") == []
+
+
+@needs_emu
+@pytest.mark.parametrize("kind, landlock", [("user", "off"), ("landlock", "on")])
+def test_corpus_without_namespaces(kind, landlock, monkeypatch):
+    monkeypatch.setenv("LABKIT_LANDLOCK", landlock)  # the user kind with permissions alone: its floor
+    grader.sandbox._probe.cache_clear()
+    try:
+        sandbox = grader.sandbox._probe(kind)
+        if not sandbox.active:
+            pytest.skip(f"the {kind} sandbox cannot run here: {sandbox.why_off}")
+        assert grade_corpus(emu=True, sandbox=kind) == []
+    finally:
+        grader.sandbox._probe.cache_clear()
+
+
+def _pid_namespace_works() -> bool:
+    if shutil.which("unshare") is None:
+        return False
+    return subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True).returncode == 0
+
+
+@needs_emu
+@pytest.mark.parametrize("kind", ["bubblewrap", "user", "landlock"])
+def test_corpus_that_kills_every_process_in_a_pid_namespace(kind):
+    if not grader.sandbox._probe(kind).active:
+        pytest.skip(f"the {kind} sandbox cannot run here: {grader.sandbox._probe(kind).why_off}")
+    if not _pid_namespace_works():
+        pytest.skip("unshare --pid cannot run here: the submissions that kill are not run")
+    corpus = Path(__file__).with_name("corpus.py")
+    proc = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, str(corpus),
+                           "--sandbox", kind, "forge_results", "walk_expected"],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.returncode == 0 and "2 passed, 0 failed" in proc.stdout, proc.stdout + proc.stderr
 
 
 @needs_emu

@@ -54,9 +54,12 @@ def autograder_root(tmp_path, zip_path, submission_files):
     return root
 
 
-def run_gradescope(root):
-    proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
-                          env={**os.environ, "LABKIT_AUTOGRADER_ROOT": str(root)}, cwd=root, timeout=600)
+def run_gradescope(root, *, env=None, pid_namespace=False):
+    argv = ["bash", str(root / "source" / "run_autograder")]
+    if pid_namespace:  # a submission that kills every process it can reaches none outside the test
+        argv = ["unshare", "--pid", "--fork", "--mount-proc", *argv]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=root, timeout=600,
+                          env={**os.environ, "LABKIT_AUTOGRADER_ROOT": str(root), **(env or {})})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert spec.gradescope_problems(results) == [], results
@@ -86,6 +89,66 @@ def test_gradescope_hostile_submission_cannot_forge_its_results(tmp_path, grades
     names = [t["name"] for t in results["tests"]]
     assert "forged" not in names and results["score"] <= sum(t["max_score"] for t in results["tests"])
     assert results["score"] == sum(t["max_score"] for t in results["tests"])  # it does the work too
+
+
+HOSTILE = KIT_ROOT / "tests" / "hostile"
+
+
+def _kind_or_skip(kind):
+    import grader.sandbox
+    sandbox = grader.sandbox._probe(kind)
+    if not sandbox.active:
+        pytest.skip(f"the {kind} sandbox cannot run here: {sandbox.why_off}")
+    if subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True).returncode:
+        pytest.skip("unshare --pid cannot run here")
+
+
+@pytest.mark.parametrize("kind", ["bubblewrap", "user", "landlock"])
+@pytest.mark.parametrize("attack", ["walk_expected", "forge_results"])
+def test_gradescope_gives_the_two_attacks_no_points_in_every_sandbox_kind(kind, attack, tmp_path, gradescope_zip):
+    """Issue 24's two submissions: the expected output found on disk; the results forged and the
+    grader killed. Each kind, as the grader picks it where bubblewrap cannot run."""
+    _kind_or_skip(kind)
+    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": (HOSTILE / attack / f"{LAB}.c").read_text()})
+    results, log = run_gradescope(root, env={"LABKIT_SANDBOX": kind}, pid_namespace=True)
+    assert results["score"] == 0 and results["tests"], results
+    assert all(t["status"] == "failed" and t["output"].startswith("WA") for t in results["tests"]), results
+    assert "forged" not in json.dumps(results) and "sandbox on" in log
+
+
+def test_prairielearn_survives_the_forger_as_the_sandbox_user(tmp_path, prairielearn_question):
+    _kind_or_skip("user")
+    root = tmp_path / "grade"
+    shutil.copytree(prairielearn_question / "tests", root / "tests")
+    (root / "student").mkdir()
+    (root / "student" / f"{LAB}.c").write_text((HOSTILE / "forge_results" / f"{LAB}.c").read_text())
+    proc = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "bash", str(root / "tests" / "run")],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "LABKIT_GRADE_ROOT": str(root), "LABKIT_SANDBOX": "user"})
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert spec.prairielearn_problems(results) == [] and results["gradable"] is True, proc.stdout
+    assert results["score"] == 0 and "forged" not in json.dumps(results)
+
+
+def test_gradescope_refuses_to_grade_where_no_sandbox_can_run(tmp_path, gradescope_zip):
+    solution = (KIT_ROOT / "solutions" / LAB / f"{LAB}.c").read_text()
+    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": solution})
+    results, _ = run_gradescope(root, env={"LABKIT_SANDBOX": "landlock", "LABKIT_LANDLOCK": "off"})
+    assert results["score"] == 0 and "The autograder failed, not your code" in results["output"]
+    assert "Landlock is not available" in results["output"]
+
+
+def test_gradescope_a_grader_killed_mid_grading_gives_no_points(tmp_path, gradescope_zip):
+    """The runner dies after a program wrote full marks where Gradescope reads them: the seal is
+    missing, so run_autograder replaces the file with one that gives nothing."""
+    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": "int x;\n"})
+    runner = root / "source" / "kit" / "lms" / "runner.py"
+    runner.write_text(runner.read_text().replace(
+        "    data = grade(args.format,",
+        "    args.results.write_text('{\"score\": 100.0, \"tests\": []}')\n    os._exit(9)\n    data = grade(args.format,"))
+    results, log = run_gradescope(root)
+    assert results["score"] == 0 and "the grader stopped before it wrote its results" in results["output"]
+    assert "lms.seal" in log
 
 
 def test_gradescope_missing_file_says_what_to_upload(tmp_path, gradescope_zip):
