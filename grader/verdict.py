@@ -166,10 +166,10 @@ def memcheck_finding(stderr: str) -> str:
     return f"out of bounds: AddressSanitizer: {kind}{what}{at}"
 
 
-def determine_verdict(outcome: RunOutcome, time_limit_s: float, mismatch: str | None) -> tuple[str, str]:
+def determine_verdict(outcome: RunOutcome, failure: tuple[str, str] | None, mismatch: str | None) -> tuple[str, str]:
     """The verdict and its one-line reason for one run of one case: a pure function of the run's
-    outcome and of the comparison (mismatch: None when the output matched, else why not)."""
-    failure = runtime_error(outcome, time_limit_s)
+    outcome, of how it failed (runtime_error(), found once by the caller, which compares only a
+    run that did not fail) and of the comparison (mismatch: None when the output matched)."""
     if failure:
         verdict, reason = failure
     elif mismatch:
