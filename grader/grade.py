@@ -88,7 +88,8 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
     when one is given; returns the outcome, where its output is and the program's figures.
     Only the program, the case's input and that folder are in the sandbox's view; the expected
-    output stays outside and is compared after the process has gone."""
+    output stays outside and is compared after the process has gone. wrap_argv: a supervising
+    tool's command line around the program's (compute-sanitizer)."""
     work.mkdir(parents=True, exist_ok=True)
     # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
     # of the same source at once (two TAs, a test run) never share one.
@@ -104,7 +105,7 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     if sandbox is not None and sandbox.active:
         wrap = lambda argv, status_fd: sandbox.wrap(  # noqa: E731
             argv, work=folder, view=run_view(program, ready.input_path), hide=hide, gpu=gpu,
-            tmp_bytes=case_limits.file_bytes, status_fd=status_fd)
+            tmp_bytes=case_limits.file_bytes, status_fd=status_fd, supervised=wrap_argv is not None)
         confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup)
     outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
                           limits=case_limits, wrap=wrap, **confined)
