@@ -15,6 +15,17 @@ array), indexed as deeply as it was declared, whose meaning the tokens show: a r
 ignores the ones that land on a thread's own stack. Left alone, so never misreported: uses
 whose address is taken (`&tile[i]`, atomics), member accesses (`s[i].x`), partial indexing
 (`tile[i]` of a 2D array), sizeof/decltype, and stores through `*p` or `p->x`.
+
+Global reads and updates, for the profiler (EMU_PROFILE, labs/emu/src/engine/profiler.h):
+
+    sum += A[row * n + k];   ->  sum += ::cudaemu::global_read(A[row * n + k], CUDAEMU_SITE("A"));
+    C[i] += v;               ->  ::cudaemu::global_updated((C[i] += v), CUDAEMU_SITE("C"));
+    count[i]++;              ->  ::cudaemu::global_access(count[i], ::cudaemu::Access::Update, CUDAEMU_SITE("count"))++;
+
+Any `name[...]` that is not a __shared__ variable: the runtime sorts an address into global
+memory, shared memory (a pointer into a shared array) or the thread's own stack. Arrays the
+function declares itself (`float acc[4][4];`, registers on a GPU) are left alone, and so are
+declarations (`int a[2];`, after a type name).
 """
 
 from dataclasses import dataclass
@@ -28,6 +39,11 @@ COMPOUND = set("+-*/%&|^")
 # Tokens after which `name[...] = v` is the start of a store (not a declaration `T a[2] = ...`).
 # A `,` is left out: in `int a = 1, b[2] = {};` it separates declarators.
 STORE_STARTS = {";", "{", "}", ")", "(", "?", ":", "=", "else", "do"}
+# Words that are followed by `[` without being an array: never wrapped.
+NOT_ARRAYS = {"delete", "new", "operator", "auto", "return", "case", "this", "template", "typename", "sizeof",
+              "alignas", "__attribute__", "__declspec", "asm", "__asm__"}
+# Tokens before a declaration's type: `T a[2]` and `T *a[2]` after one of these declare, not read.
+DECLARATION_STARTS = {";", "{", "}", "const", "volatile", "static", "register", "unsigned", "signed", "long", "short"}
 
 
 @dataclass
@@ -203,6 +219,62 @@ def _assignment_end(tokens, op):
     return None
 
 
+def _declares(tokens, i, after):
+    """True when `name[...]` at tokens[i] is (very likely) a declaration, not a use: after a type
+    name (`float acc[4]`), after `T *` or `T &` at a statement's start, or `Foo<T> a[2];`."""
+    if i < 1:
+        return False
+    before = tokens[i - 1]
+    if before.kind == "ident" and before.text not in KEYWORDS_BEFORE_VALUE:
+        return True
+    if before.text == ",":
+        return _in_declaration_list(tokens, i)
+    if before.text in ("*", "&") and i >= 3 and tokens[i - 2].kind == "ident" \
+            and tokens[i - 2].text not in KEYWORDS_BEFORE_VALUE \
+            and (tokens[i - 3].text in DECLARATION_STARTS or tokens[i - 3].kind == "ident"
+                 and tokens[i - 3].text not in KEYWORDS_BEFORE_VALUE):
+        return True
+    if before.text == ">" and after < len(tokens) and tokens[after].text in (";", ",", "{", "=") \
+            and not _adjacent(tokens, after + 1, "="):
+        return True
+    return False
+
+
+def _in_declaration_list(tokens, i):
+    """True when the `,` before tokens[i] separates declarators: `float a[2], b[3];`."""
+    k, depth = i - 1, 0
+    while k >= 0:
+        text = tokens[k].text
+        if text in (")", "]", "}") and not (text == "}" and depth == 0):
+            depth += 1
+        elif text in ("(", "[", "{") and depth > 0:
+            depth -= 1
+        elif depth == 0 and text in ("(", "[", "{", ";", "}"):
+            if text not in ("{", ";", "}"):
+                return False  # an argument list or a subscript: f(a, b[i])
+            break
+        k -= 1
+    start = k + 1
+    if start + 1 >= i:
+        return False
+    first, second = tokens[start], tokens[start + 1]
+    return first.kind == "ident" and first.text not in KEYWORDS_BEFORE_VALUE and first.text not in NOT_ARRAYS \
+        and (second.kind == "ident" or second.text in ("*", "&", "<", "::"))
+
+
+def _local_arrays(tokens, open_, close, shared_names):
+    """Names of the arrays a function body declares itself (`float acc[4][4];`): registers or
+    the thread's stack, never global memory, so their uses are not wrapped."""
+    names = set()
+    for i in range(open_ + 1, close):
+        token = tokens[i]
+        if token.kind != "ident" or token.in_directive or token.text in shared_names or token.text in NOT_ARRAYS:
+            continue
+        if i + 1 < close and tokens[i + 1].text == "[" and _declares(tokens, i, i + 1):
+            names.add(token.text)
+    return names
+
+
 def access_edits(text, tokens, in_code):
     """Insertions (offset, offset, text) that wrap the watched accesses of device code."""
     shared = _shared_variables(tokens, in_code)
@@ -215,10 +287,12 @@ def access_edits(text, tokens, in_code):
         insertions.append((begin, -end, prefix))
         insertions.append((end, -begin, suffix))
 
+    shared_names = {variable.name for variable in shared}
     for open_, close in _device_bodies(tokens, in_code):
+        local_arrays = _local_arrays(tokens, open_, close, shared_names)
         for i in range(open_ + 1, close):
             token = tokens[i]
-            if token.kind != "ident" or token.in_directive:
+            if token.kind != "ident" or token.in_directive or token.text in NOT_ARRAYS:
                 continue
             variable = None
             for candidate in shared:
@@ -240,19 +314,29 @@ def access_edits(text, tokens, in_code):
                     wrap(i, after - 1, "::cudaemu::shared_access(",
                          f', ::cudaemu::Access::{kind}, CUDAEMU_SITE("{name}"))')
                 continue
-            if subscripts == 0 or i < 1 or tokens[i - 1].text not in STORE_STARTS:
+            if subscripts == 0 or i < 1 or token.text in local_arrays or _declares(tokens, i, after):
                 continue
-            if _use_kind(tokens, i, after) not in ("Write", "Update"):
+            kind = _use_kind(tokens, i, after)
+            if kind is None:
                 continue
-            op = after  # the `=` of `=`, `+=`, `<<=`; x[i]++ has none and is left alone
+            site = f'CUDAEMU_SITE("{name}")'
+            if kind == "Read":
+                wrap(i, after - 1, "::cudaemu::global_read(", f", {site})")
+                continue
+            op = after  # the `=` of `=`, `+=`, `<<=`; x[i]++ has none
             while op < after + 3 and op < len(tokens) and tokens[op].text != "=":
                 op += 1
             if op >= len(tokens) or tokens[op].text != "=":
+                if kind == "Update":  # x[i]++, --x[i]: seen by the profiler, not the race detector
+                    wrap(i, after - 1, "::cudaemu::global_access(", f", ::cudaemu::Access::Update, {site})")
+                continue
+            if tokens[i - 1].text not in STORE_STARTS:
                 continue
             last = _assignment_end(tokens, op)
             if last is None or last <= op:
                 continue
-            wrap(i, last, "::cudaemu::global_written((", f'), CUDAEMU_SITE("{name}"))')
+            wrapper = "global_written" if kind == "Write" else "global_updated"
+            wrap(i, last, f"::cudaemu::{wrapper}((", f"), {site})")
     insertions.sort(key=lambda insertion: (insertion[0], insertion[1]))
     edits, merged = [], {}
     for offset, _, piece in insertions:
