@@ -95,7 +95,7 @@ def _program_argv(run: dict, program: Path, output: Path) -> tuple[list[str], st
 
 def _build(run: dict, out: Path, emu: bool) -> Path:
     source = (KIT / run["source"]).resolve()
-    build = out / "build" / f"{'emu-' if emu else ''}{run['source'].replace('/', '_')}"
+    build = KIT / "build" / "ncu-compare-builds" / f"{'emu-' if emu else ''}{run['source'].replace('/', '_')}"
     cmd = ["make", "--no-print-directory", "-C", str(KIT), run["lab"], f"SRC_ROOT={source}", f"BUILD={build}",
            "-j4"] + (["EMU=1"] if emu else [])
     done = subprocess.run(cmd, capture_output=True, text=True)
