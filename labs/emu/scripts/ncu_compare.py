@@ -80,7 +80,8 @@ def kernel_key(name: str) -> str:
         if depth == 0:
             out.append(c)
         depth -= c == ">"
-    return "".join(out).strip()
+    # ncu's "void tiled_kernel<16>(...)": the return type goes too.
+    return "".join(out).strip().split()[-1] if "".join(out).strip() else ""
 
 
 def _program_argv(run: dict, program: Path, output: Path) -> tuple[list[str], str]:

@@ -39,15 +39,14 @@ extern bool access_hooks_on;
 extern bool atomic_hooks_on;
 
 void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+// Any other access the profiler counts (a read, a wide store, an update): global memory, or
+// shared memory through a pointer, or the thread's own stack (which the runtime ignores).
+void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+void observe_atomic(const void *address, std::size_t size);
 // How a stored value reads in a report.
 enum class ValueKind : unsigned char { Signed, Unsigned, Floating, Other };
 void observe_global_write(const void *address, std::size_t size, unsigned long long value_bits, ValueKind value_kind,
                           const AccessSite *site);
-
-// A read (or an update's read) of memory that is not a __shared__ variable: global memory, or
-// shared memory through a pointer, or the thread's own stack (which the runtime ignores).
-void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
-void observe_atomic(const void *address, std::size_t size);
 
 template <class Value>
 constexpr ValueKind value_kind_of()
@@ -128,6 +127,9 @@ inline T &&global_written(T &&result, Site site)
             std::memcpy(&bits, &value, sizeof(Value));
             observe_global_write(address_of(result), sizeof(Value), bits, value_kind_of<Value>(), site());
         }
+    } else if constexpr (std::is_lvalue_reference<T>::value) {
+        // A wider store (a float4): the profiler counts it; the race detector compares scalars only.
+        if (__builtin_expect(access_hooks_on, 0)) observe_global_access(address_of(result), sizeof(Value), Access::Write, site());
     }
     return static_cast<T &&>(result);
 }

@@ -431,8 +431,8 @@ void BlockRunner::observe_shared_access(const void *address, std::size_t size, A
 void BlockRunner::observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
 {
     if (!profiling_) return;
-    profile(address, size, Op::Load, site);
-    if (kind == Access::Update) profile(address, size, Op::Store, site);
+    if (kind != Access::Write) profile(address, size, Op::Load, site);
+    if (kind != Access::Read) profile(address, size, Op::Store, site);
 }
 
 void BlockRunner::observe_atomic(const void *address, std::size_t size)
