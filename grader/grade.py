@@ -30,7 +30,7 @@ from grader.gpu import gpu_count
 from grader.labs import PUBLIC, Case, Lab
 from grader import KIT_VERSION
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
-from grader import hidden, honest_timing, sanitize
+from grader import hidden, honest_timing, sanitize, work
 from grader.limits import LabLimits, Limits
 from grader.program_files import open_folder, open_left, remove_tree
 from grader.report import Report, write_atomically
@@ -40,6 +40,7 @@ from grader.text import one_line
 from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
+MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
 LIMIT_FACTOR, LIMIT_FLOOR_S = 50, 30.0  # a case's time limit against the reference's time
 # On a GPU node the emulator runs what one GPU cannot show (several devices, its race detector):
 # a submission must build there too, or a #error under CUDA_EMULATION would skip those runs.
@@ -78,6 +79,18 @@ class CaseOutput:
                 return {}
         return figures if isinstance(figures, dict) else {}
 
+    def read_profile(self) -> dict | None:
+        """The emulator's profile of the run (grader/work.py), or None when it wrote none."""
+        opened = open_left(self.folder_fd, work.PROFILE_NAME, MAX_PROFILE_BYTES, what="the emulator's profile")
+        if opened.file is None:
+            return None
+        with opened.file as f:
+            try:
+                profile = json.loads(f.read(MAX_PROFILE_BYTES))
+            except ValueError:
+                return None
+        return profile if isinstance(profile, dict) else None
+
     def remove(self) -> None:
         os.close(self.folder_fd)
         remove_tree(self.folder)
@@ -95,7 +108,8 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
-    env = clean_env(os.environ, **(env or {}), LABKIT_RESULT=str(folder / "result.json"))
+    env = clean_env(os.environ, **(env or {}), LABKIT_RESULT=str(folder / "result.json"),
+                    EMU_PROFILE=str(folder / work.PROFILE_NAME))  # read by emulated builds only
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
@@ -131,6 +145,15 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
         finally:
             opened.close()
     return determine_verdict(outcome, ready.case.time_limit_s, mismatch)
+
+
+def work_verdict(lab: Lab, ready: ReadyCase, env: dict[str, str], profile: dict | None) -> tuple[str, str]:
+    """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py)."""
+    n, m = work.header_sizes(ready.input_path)
+    facts = work.CaseFacts(ready.case.name, ready.case.program, dict(ready.case.params), n, m,
+                           int(env.get("CUDA_EMU_DEVICES", "1")))
+    reason = work.judge(lab.work, facts, profile)
+    return (AC, "correct") if reason is None else (work.WORK, one_line(f"not the lab's work: {reason}"))
 
 
 class Grader:
@@ -373,6 +396,8 @@ class Grader:
                 break
             outcome, output, figures = self._run(binary, ready, self.work, env=env)
             verdict, reason = judge(self.lab, ready, outcome, output)
+            if verdict == AC and (self.emu or emulated):  # the lab's work, from the emulator's profile
+                verdict, reason = work_verdict(self.lab, ready, env, output.read_profile())
             if self.keep_outputs:
                 os.close(output.folder_fd)
             else:
@@ -390,8 +415,8 @@ class Grader:
             labels = list(dict.fromkeys(labels))
             reason = one_line(f"{first_reason} ({', '.join(labels)})" if labels else first_reason)
         outcome, figures = first
-        result = CaseResult(case.name, verdict, reason, case.points if verdict == AC else 0.0,
-                            case.points, outcome.wall_s, figures)
+        points = case.points if verdict == AC else case.points * self.lab.work.credit if verdict == work.WORK else 0.0
+        result = CaseResult(case.name, verdict, reason, points, case.points, outcome.wall_s, figures)
         doubts = honest_timing.figure_doubts(figures, outcome) if verdict == AC else []
         if doubts:
             result.timing_flagged = True

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.limits import LabLimits, lab_limits
+from grader.work import WorkConfigError, WorkRules, parse_rules
 from grader.paths import LABS_DIR, STARTER_DIR, TESTCASES_DIR
 
 
@@ -95,6 +96,7 @@ class Lab:
     multi_device_programs: tuple[str, ...] = ()
     device_counts: tuple[int, ...] = ()
     no_peer_counts: tuple[int, ...] = ()  # of those, the counts emulated without peer access
+    work: WorkRules = WorkRules()  # [work]: what the run must have done (grader/work.py)
 
     @property
     def testcases_dir(self) -> Path:
@@ -162,6 +164,13 @@ def _sanitize(config: dict, lab_id: str, cases: tuple[Case, ...]) -> Sanitize:
     return sanitize
 
 
+def _work(config: dict, lab_id: str) -> WorkRules:
+    try:
+        return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml")
+    except WorkConfigError as e:
+        raise ConfigError(str(e)) from None
+
+
 def load_lab(lab_id: str) -> Lab:
     if lab_id not in lab_ids():
         raise ConfigError(f"no lab named {lab_id!r}; the labs are: {', '.join(lab_ids())}")
@@ -205,4 +214,5 @@ def load_lab(lab_id: str) -> Lab:
         multi_device_programs=tuple(devices.get("programs", [])),
         device_counts=device_counts,
         no_peer_counts=no_peer_counts,
+        work=_work(config, lab_id),
     )

@@ -337,7 +337,10 @@ def _cast_access(tokens, i):
         if tokens[i + 1].kind == "ident" and tokens[i + 1].text not in CASTS | NOT_ARRAYS | KEYWORDS_BEFORE_VALUE:
             after = tokens[i + 2].text if i + 2 < len(tokens) else ";"
             # `*done = 0`, `*count += 1`, `x = *p`: a pointer named alone (not `*p[i]`, `*f(x)`)
-            return (i, i + 1) if after not in ("[", "(", ".", "->", "::", "<") else None
+            if after not in ("[", "(", ".", "->", "::", "<") and not (
+                    after == ")" and tokens[i - 1].text == "(" and i + 3 < len(tokens) and tokens[i + 3].text in "[("):
+                return i, i + 1  # not `int (*rows)[64]` or `(*f)(x)`: declarators, or left alone
+            return None
         if tokens[i + 1].text == "(":
             close = _pointer_cast(tokens, i + 1)
             end = close is not None and _operand_end(tokens, close + 1)
