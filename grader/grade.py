@@ -30,7 +30,8 @@ from grader.gpu import gpu_count
 from grader.labs import PUBLIC, Case, Lab
 from grader import KIT_VERSION
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
-from grader import hidden, honest_timing, sanitize, work
+from grader import hidden, honest_timing, sanitize
+from grader import work as work_rules
 from grader.limits import LabLimits, Limits
 from grader.program_files import open_folder, open_left, remove_tree
 from grader.report import Report, write_atomically
@@ -81,7 +82,7 @@ class CaseOutput:
 
     def read_profile(self) -> dict | None:
         """The emulator's profile of the run (grader/work.py), or None when it wrote none."""
-        opened = open_left(self.folder_fd, work.PROFILE_NAME, MAX_PROFILE_BYTES, what="the emulator's profile")
+        opened = open_left(self.folder_fd, work_rules.PROFILE_NAME, MAX_PROFILE_BYTES, what="the emulator's profile")
         if opened.file is None:
             return None
         with opened.file as f:
@@ -109,7 +110,7 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
     env = clean_env(os.environ, **(env or {}), LABKIT_RESULT=str(folder / "result.json"),
-                    EMU_PROFILE=str(folder / work.PROFILE_NAME))  # read by emulated builds only
+                    EMU_PROFILE=str(folder / work_rules.PROFILE_NAME))  # read by emulated builds only
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
@@ -149,11 +150,11 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
 
 def work_verdict(lab: Lab, ready: ReadyCase, env: dict[str, str], profile: dict | None) -> tuple[str, str]:
     """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py)."""
-    n, m = work.header_sizes(ready.input_path)
-    facts = work.CaseFacts(ready.case.name, ready.case.program, dict(ready.case.params), n, m,
+    n, m = work_rules.header_sizes(ready.input_path)
+    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, dict(ready.case.params), n, m,
                            int(env.get("CUDA_EMU_DEVICES", "1")))
-    reason = work.judge(lab.work, facts, profile)
-    return (AC, "correct") if reason is None else (work.WORK, one_line(f"not the lab's work: {reason}"))
+    reason = work_rules.judge(lab.work, facts, profile)
+    return (AC, "correct") if reason is None else (work_rules.WORK, one_line(f"not the lab's work: {reason}"))
 
 
 class Grader:
@@ -415,7 +416,7 @@ class Grader:
             labels = list(dict.fromkeys(labels))
             reason = one_line(f"{first_reason} ({', '.join(labels)})" if labels else first_reason)
         outcome, figures = first
-        points = case.points if verdict == AC else case.points * self.lab.work.credit if verdict == work.WORK else 0.0
+        points = case.points if verdict == AC else case.points * self.lab.work.credit if verdict == work_rules.WORK else 0.0
         result = CaseResult(case.name, verdict, reason, points, case.points, outcome.wall_s, figures)
         doubts = honest_timing.figure_doubts(figures, outcome) if verdict == AC else []
         if doubts:
