@@ -170,7 +170,8 @@ def tiled_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | No
     floats = _total(launches, "global_load", "bytes") / 4 / products
     shared = _total(launches, "shared_load", "requests")
     limit = float(settings.get("max_global_fraction", 0.25))
-    if shared and floats <= limit * 2 * n ** 3:
+    # Plus one read of A and B: at n smaller than a tile, every kernel reads 2 n^3 = 2 n^2 n.
+    if shared and floats <= limit * 2 * n ** 3 + 2 * n ** 2:
         return None
     return (f"{_kernels(launches)} read {floats / n ** 3:.2f} n^3 floats from global memory per product"
             f"{' and used no __shared__' if not shared else ''}: a tiled kernel stages tiles in __shared__ and "
@@ -231,6 +232,10 @@ def blocked_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | 
 def every_device_works(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
     """apsp multigpu: every device runs kernels and computes its band; pivot rows travel."""
     if facts.devices < 2:
+        return None
+    # Fewer block rows than devices (n = 1, one 64 x 64 block): some devices own no rows.
+    block = int(settings.get("block", 64))
+    if facts.n is not None and -(-facts.n // block) < facts.devices:
         return None
     devices = {d["device"]: d for d in profile.get("devices", [])}
     idle = [d for d in range(facts.devices) if devices.get(d, {}).get("launches", 0) == 0]

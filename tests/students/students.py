@@ -48,7 +48,7 @@ CASES = {
     "matmul": ["naive-n17", "tiled-n17", "tiled-n64-8"],
     "fw": ["spot-check-4", "dircycle-100"],
     "apsp": ["cpu-g05-one-past", "gpu-g05-one-past", "multigpu-g01-sparse"],
-    "bfs": ["bfs-lecture", "bfs-chain"],
+    "bfs": ["bfs-lecture", "bfs-chain", "frontier-lecture", "frontier-chain"],
 }
 
 

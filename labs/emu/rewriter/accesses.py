@@ -284,8 +284,17 @@ def _value_before(tokens, i):
     if i < 1:
         return False
     before = tokens[i - 1]
+    if before.text == ")":  # `(a) * b` is a product; `if (c) *p = 0;` a store
+        k, depth = i - 1, 0
+        while k >= 0:
+            depth += tokens[k].text == ")"
+            depth -= tokens[k].text == "("
+            if depth == 0:
+                break
+            k -= 1
+        return not (k >= 1 and tokens[k - 1].text in ("if", "while", "for", "switch"))
     return before.kind in ("ident", "number") and before.text not in KEYWORDS_BEFORE_VALUE \
-        or before.text in (")", "]")
+        or before.text == "]"
 
 
 def _pointer_cast(tokens, open_):

@@ -93,8 +93,7 @@ cudaError_t copy_2d(const char *call, void *dst, std::size_t dpitch, const void 
     DeviceWork work(dst, src);
     for (std::size_t row = 0; row < height; ++row)
         std::memmove(static_cast<char *>(dst) + row * dpitch, static_cast<const char *>(src) + row * spitch, width);
-    // The whole span, its pitch's padding too: the profile's owners are approximate there.
-    if (dpitch == spitch) profile_copy(call, dst, src, dst_span);
+    profile_copy_2d(call, dst, dpitch, src, spitch, width, height);
     return cudaSuccess;
 }
 

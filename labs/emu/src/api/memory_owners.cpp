@@ -155,10 +155,10 @@ void owners_mark(std::uintptr_t address, std::size_t bytes, std::uint16_t writer
     for (std::size_t word = first; word <= last; ++word) cache.words[word] = writer;
 }
 
-void profile_copy(const char *call, void *dst, const void *src, std::size_t bytes)
+namespace {
+void copy_at(const char *call, std::pair<const char *, int> site, void *dst, const void *src, std::size_t bytes)
 {
-    auto site = take_call_site();
-    if (!profile_on() || bytes == 0) return;
+    if (bytes == 0) return;
     Allocation to, from;
     bool to_device = device_memory(dst, &to), from_device = device_memory(src, &from);
     if (!to_device && !from_device) return;
@@ -197,6 +197,23 @@ void profile_copy(const char *call, void *dst, const void *src, std::size_t byte
         state().copies_back.push_back(std::move(back));
         traffic_of(from.device).to_host += bytes;
     }
+}
+}  // namespace
+
+void profile_copy(const char *call, void *dst, const void *src, std::size_t bytes)
+{
+    auto site = take_call_site();
+    if (profile_on()) copy_at(call, site, dst, src, bytes);
+}
+
+void profile_copy_2d(const char *call, void *dst, std::size_t dpitch, const void *src, std::size_t spitch,
+                     std::size_t width, std::size_t height)
+{
+    auto site = take_call_site();
+    if (!profile_on()) return;
+    for (std::size_t row = 0; row < height; ++row)
+        copy_at(call, site, static_cast<char *>(dst) + row * dpitch, static_cast<const char *>(src) + row * spitch,
+                width);
 }
 
 void profile_fill(const char *call, void *dst, std::size_t bytes)

@@ -35,6 +35,8 @@ std::vector<Writer> writers();
 void owners_mark(std::uintptr_t address, std::size_t bytes, std::uint16_t writer);
 // After a copy or fill was made (api/memory_copy.cpp); `call` names the API function.
 void profile_copy(const char *call, void *dst, const void *src, std::size_t bytes);
+void profile_copy_2d(const char *call, void *dst, std::size_t dpitch, const void *src, std::size_t spitch,
+                     std::size_t width, std::size_t height);
 void profile_fill(const char *call, void *dst, std::size_t bytes);
 void profile_freed(const void *start);
 
