@@ -27,7 +27,7 @@ from grader.build import BuildResult, build_lab, build_lock
 from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
 from grader.gpu import gpu_count
-from grader.labs import PUBLIC, Case, Lab
+from grader.labs import LARGE, PUBLIC, Case, Lab
 from grader import KIT_VERSION
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
@@ -378,6 +378,32 @@ class Grader:
         output.remove()
         return verdict == AC
 
+    def _work_on_gpu_node(self, case: Case, ready: ReadyCase, reason: str) -> tuple[str, str]:
+        """On a GPU node, lab.toml's [work] judged on the case run once more under the emulated
+        build (on the most devices the lab grades, for a multi-device program); GPU-sized cases
+        (group large) are left to the timing thresholds. (AC, reason) when met."""
+        if not self.lab.work.active or case.group == LARGE:
+            return AC, reason
+        binary, failure = self._emulated(case.program)
+        if binary is None:
+            return CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the check of the lab's work: {failure[:200]}"))
+        env = {}
+        if case.program in self.lab.multi_device_programs and self.lab.device_counts:
+            env["CUDA_EMU_DEVICES"] = str(max(self.lab.device_counts))
+        slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
+                         ready.input_path, ready.expected_path)
+        outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-work"), env=env)
+        verdict, why = judge(self.lab, slow, outcome, output)
+        if verdict == AC:
+            verdict, why = work_verdict(self.lab, slow, env, output.read_profile())
+        output.remove()
+        if verdict == AC:
+            return AC, reason
+        if verdict == work_rules.WORK:
+            return verdict, one_line(self._short(f"{why} (the emulated run that checks the lab's work)"))
+        # Right on the GPU, wrong under the emulator: the emulator's checks say why, as for [sanitize].
+        return verdict, one_line(self._short(f"under the emulator, which checks the lab's work: {why}"))
+
     def _emulated(self, program: str, asan: bool = False) -> tuple[Path | None, str]:
         """A program's emulated build on a GPU node, or None and why the build failed."""
         if asan not in self._emulated_builds:
@@ -415,6 +441,8 @@ class Grader:
         else:
             labels = list(dict.fromkeys(labels))
             reason = one_line(f"{first_reason} ({', '.join(labels)})" if labels else first_reason)
+            if not self.emu:  # a GPU run has no profile: the lab's work is judged on an emulated run
+                verdict, reason = self._work_on_gpu_node(case, ready, reason)
         outcome, figures = first
         points = case.points if verdict == AC else case.points * self.lab.work.credit if verdict == work_rules.WORK else 0.0
         result = CaseResult(case.name, verdict, reason, points, case.points, outcome.wall_s, figures)
