@@ -109,8 +109,9 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
-    env = clean_env(os.environ, **(env or {}), LABKIT_RESULT=str(folder / "result.json"),
-                    EMU_PROFILE=str(folder / work_rules.PROFILE_NAME))  # read by emulated builds only
+    # The emulator's profile (read by emulated builds only) unless env says EMU_PROFILE=0.
+    env = clean_env(os.environ, **{"EMU_PROFILE": str(folder / work_rules.PROFILE_NAME), **(env or {})},
+                    LABKIT_RESULT=str(folder / "result.json"))
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
@@ -210,6 +211,8 @@ class Grader:
         for path in (self.secret_file, os.environ.get("LABKIT_SECRET_FILE")):
             if path:
                 hide.append(Path(path).resolve())
+        if not self.lab.work.active:  # nothing to judge from a profile: none is made
+            env = {**(env or {}), "EMU_PROFILE": "0"}
         return run_case(program, ready, work, sandbox=self.sandbox, limits=self.limits,
                         gpu=not self.emu and bool(gpu_device_nodes()), hide=tuple(hide),
                         wrap_argv=wrap_argv, env=env)

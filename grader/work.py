@@ -130,6 +130,12 @@ def computed_by_kernels(profile: dict, facts: CaseFacts, mode: str) -> str | Non
         kernel_bytes, host_copies, other = 0, {}, 0
         for part in output.get("parts", []):
             if part.get("device", -1) < 0:
+                # Through a buffer of its own (copied back, then into the result on the host): as
+                # many bytes as the part must have come back from what kernels wrote.
+                staged = output.get("staged_kernel_bytes", 0)
+                if staged >= part["bytes"] or mode == "any" and staged > 0:
+                    kernel_bytes += min(staged, part["bytes"])
+                    continue
                 return (f"{part['bytes']} bytes of {what} were never copied back from the device: they were "
                         f"computed on the host, not by your kernels")
             if part.get("changed_on_host"):
@@ -222,8 +228,14 @@ def blocked_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | 
     ints = _total(launches, "global_load", "bytes") / 4
     shared = _total(launches, "shared_load", "requests")
     limit = float(settings.get("max_global_fraction", 0.5))
-    if shared and ints <= limit * n_padded ** 3:
+    # And the work itself: every one of the n^3 updates reads shared memory, a few values a load.
+    least = n_padded ** 3 / block
+    shared_reads = _total(launches, "shared_load", "accesses")
+    if shared and ints <= limit * n_padded ** 3 and shared_reads >= least:
         return None
+    if shared and ints <= limit * n_padded ** 3:
+        return (f"{_kernels(launches)} read shared memory {shared_reads} times for n = {facts.n}: blocked "
+                f"Floyd-Warshall's n^3 updates read it at least {least:.0f} times (n^3 / {block})")
     return (f"{_kernels(launches)} read {ints / n_padded ** 3:.2f} n^3 ints from global memory"
             f"{' and used no __shared__' if not shared else ''}: blocked Floyd-Warshall keeps its {block} x {block} "
             f"blocks in __shared__ and reads about 3 n^3 / {block} (at most {limit:g} n^3 here)")
@@ -269,11 +281,14 @@ def thread_per_edge(profile: dict, facts: CaseFacts, settings: dict) -> str | No
     launches = student_launches(profile)
     if facts.m is None or facts.m == 0 or not launches:
         return None
-    widest = max(launch.get("threads", 0) for launch in launches)
-    if widest >= facts.m:
+    # The launches that read the edges (at least m values): each must run a thread per edge.
+    relaxing = [launch for launch in launches if _total([launch], "global_load", "accesses") >= facts.m]
+    narrow = [launch for launch in relaxing if launch.get("threads", 0) < facts.m]
+    if not narrow:
         return None
-    return (f"your kernels ran at most {widest} thread{'s' if widest != 1 else ''} in a launch for m = {facts.m} "
-            f"edges: relaxation runs one thread per edge, every level")
+    widest = max(launch.get("threads", 0) for launch in narrow)
+    return (f"{narrow[0]['kernel']} read the edges with {widest} thread{'s' if widest != 1 else ''} in a launch "
+            f"for m = {facts.m} edges: relaxation runs one thread per edge, every level")
 
 
 def linear_work(profile: dict, facts: CaseFacts, settings: dict) -> str | None:

@@ -91,8 +91,17 @@ def test_launch_per_step():
 
 def test_thread_per_edge():
     facts = CaseFacts("c", "bfs", {}, n=10, m=100)
-    assert work.thread_per_edge({"launches": [launch(threads=128)]}, facts, {}) is None
-    assert "at most 1 thread" in work.thread_per_edge({"launches": [launch(threads=1)]}, facts, {})
+    edges = {"requests": 4, "sectors": 4, "bytes": 800, "accesses": 200}
+    init = launch(threads=1024)  # reads no edges: not judged
+    assert work.thread_per_edge({"launches": [init, launch(threads=128, loads=edges)]}, facts, {}) is None
+    assert "with 1 thread in a launch" in work.thread_per_edge({"launches": [init, launch(threads=1, loads=edges)]},
+                                                                facts, {})
+
+
+def test_a_result_staged_through_a_host_buffer_of_the_programs_own():
+    staged = profile([part([(KERNEL, 8)], device=-1)])
+    staged["outputs"][0]["staged_kernel_bytes"] = 8
+    assert work.computed_by_kernels(staged, FACTS, "all") is None
 
 
 def test_every_device_works():

@@ -106,6 +106,14 @@ def missing_requirement(requires: str) -> str | None:
     return None
 
 
+def cases_for(expect: Expectation) -> list[str]:
+    """CASES[lab], less the cases of programs the submission was not written for."""
+    lab = load_lab(expect.lab)
+    programs = set(expect.programs or lab.programs)
+    by_name = {c.name: c for c in lab.cases}
+    return [name for name in CASES[expect.lab] if by_name[name].program in programs]
+
+
 def grade(expect: Expectation, cases: list[str] | None = None, *, emu: bool = True, checks: bool = True):
     """Grades one submission on the named cases (all public cases of its programs when None);
     returns the grader's Report. checks=False: as the grader's --no-checks."""

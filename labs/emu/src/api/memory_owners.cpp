@@ -296,6 +296,12 @@ extern "C" void cudaemu_profile_output(const void *host, size_t bytes, const cha
             part.changed_on_host = hash_bytes((const void *)it->host, it->bytes) != it->hash;
         record.parts.push_back(std::move(part));
     }
+    std::vector<Writer> &all = state().writers;
+    for (const CopyBack &copy : copies) {
+        if (copy.host < end && copy.host + copy.bytes > begin) continue;
+        for (auto &w : copy.writers)
+            if (w.first < all.size() && all[w.first].kind == WriterKind::Kernel) record.staged_kernel_bytes += w.second;
+    }
     std::uint64_t from_devices = 0;
     for (auto &p : record.parts) from_devices += p.bytes;
     if (from_devices < bytes) {

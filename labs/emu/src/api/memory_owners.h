@@ -52,6 +52,9 @@ struct OutputPart {
 struct OutputRecord {
     std::string what;
     std::uint64_t bytes = 0;
+    // Bytes that kernels wrote and other copies brought back to the host (a staging buffer
+    // the program then copied into the result on the host, as the NTHU report's code does).
+    std::uint64_t staged_kernel_bytes = 0;
     std::vector<OutputPart> parts;
 };
 std::vector<OutputRecord> output_records();

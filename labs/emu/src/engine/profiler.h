@@ -67,7 +67,7 @@ struct LaunchProfile {
     SiteProfile unsited;
 };
 
-// Whether EMU_PROFILE is on (read once), and where the profile goes.
+// Whether EMU_PROFILE is on now (read at each call), and where the profile goes at exit.
 bool profile_on();
 // A launch begins and ends (api/launch.cpp): the profile keeps the launch once it has run.
 LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block);

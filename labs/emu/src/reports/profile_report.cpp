@@ -7,7 +7,7 @@
 //                bytes, accesses}, "global_store", "shared_load": {requests, wavefronts,
 //                conflicts, bytes, accesses}, "shared_store", "global_atomic", "shared_atomic"}]}],
 //  "writers": [{"id", "kind": "kernel"|"host_copy"|"memset", "name", "file", "line", "device"}],
-//  "outputs": [{"what", "bytes", "parts": [{"bytes", "device", "file", "line", "changed_on_host",
+//  "outputs": [{"what", "bytes", "staged_kernel_bytes", "parts": [{"bytes", "device", "file", "line", "changed_on_host",
 //               "writers": [[id, bytes], ...]}]}],
 //  "devices": [{"device", "launches", "from_host", "to_host", "from_other_devices", "to_other_devices"}]}
 #include <cstdio>
@@ -36,12 +36,17 @@ Store &store()
 
 void write_profile_at_exit();
 
+// Read at each launch and copy, as EMU_RACECHECK is, so that a program (the benchmark) may turn
+// it on midway; the first setting that is on names where the profile goes at exit.
 bool read_setting()
 {
     const char *setting = std::getenv("EMU_PROFILE");
-    if (!setting || !*setting || std::string(setting) == "0") return false;
-    store().path = std::string(setting) == "1" ? "" : setting;
-    std::atexit(write_profile_at_exit);
+    if (!setting || !*setting || (setting[0] == '0' && !setting[1])) return false;
+    static std::once_flag registered;
+    std::call_once(registered, [setting] {
+        store().path = std::string(setting) == "1" ? "" : setting;
+        std::atexit(write_profile_at_exit);
+    });
     return true;
 }
 
@@ -137,8 +142,9 @@ void write_json(FILE *out)
     std::vector<OutputRecord> outputs = output_records();
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         const OutputRecord &o = outputs[i];
-        std::fprintf(out, "%s\n{\"what\": %s, \"bytes\": %llu, \"parts\": [", i ? "," : "", quoted(o.what).c_str(),
-                     (unsigned long long)o.bytes);
+        std::fprintf(out, "%s\n{\"what\": %s, \"bytes\": %llu, \"staged_kernel_bytes\": %llu, \"parts\": [",
+                     i ? "," : "", quoted(o.what).c_str(), (unsigned long long)o.bytes,
+                     (unsigned long long)o.staged_kernel_bytes);
         for (std::size_t p = 0; p < o.parts.size(); ++p) {
             const OutputPart &part = o.parts[p];
             std::fprintf(out, "%s{\"bytes\": %llu, \"device\": %d, \"file\": %s, \"line\": %d, \"changed_on_host\": %s, "
@@ -232,11 +238,7 @@ void write_profile_at_exit()
 }
 }  // namespace
 
-bool profile_on()
-{
-    static const bool on = read_setting();
-    return on;
-}
+bool profile_on() { return read_setting(); }
 
 LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block)
 {

@@ -64,9 +64,9 @@ __global__ void fwAllSteps(int *devArray, int Na, int N)
     for (int k = 0; k < N; ++k) {
         for (int cell = threadIdx.x; cell < N * N; cell += blockDim.x) {
             int i = cell / N, j = cell % N;
-            int via = devArray[i * Na + k] + devArray[k * Na + j];
-            if (via < devArray[i * Na + j])
-                devArray[i * Na + j] = via;
+            int dik = devArray[i * Na + k], dkj = devArray[k * Na + j];
+            if (dik != FW_INF && dkj != FW_INF && dik + dkj < devArray[i * Na + j])
+                devArray[i * Na + j] = dik + dkj;
         }
         __syncthreads();
     }
