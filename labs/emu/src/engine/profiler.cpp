@@ -39,8 +39,14 @@ void WarpRecorder::begin_block(LaunchProfile *launch, unsigned int threads)
 SiteProfile &WarpRecorder::site_of(const AccessSite *site)
 {
     if (!site) return unsited_;
+    if (site == last_site_ && last_index_ < sites_.size()) return sites_[last_index_];
     auto found = site_index_.find(site);
-    if (found != site_index_.end()) return sites_[found->second];
+    last_site_ = site;
+    if (found != site_index_.end()) {
+        last_index_ = found->second;
+        return sites_[found->second];
+    }
+    last_index_ = sites_.size();
     site_index_.emplace(site, sites_.size());
     sites_.emplace_back();
     sites_.back().site = site;
@@ -93,11 +99,24 @@ std::uint64_t shared_wavefronts(const std::uintptr_t *addresses, const unsigned 
 }
 }  // namespace
 
+// How the lanes' addresses lie: the common patterns are counted without sorting.
+enum class Pattern { Scattered, Contiguous, Uniform };
+
 // One request: the lanes of a warp at one execution of one site.
 void WarpRecorder::request(const Lane *lanes, std::size_t count)
 {
     const Entry &first = *lanes[0].entry;
     SiteProfile &site = site_of(first.site);
+    Pattern pattern;
+    bool uniform = true, contiguous = true, gapless = true;
+    for (std::size_t i = 1; i < count && (uniform || contiguous); ++i) {
+        const Entry &e = *lanes[i].entry;
+        uniform = uniform && e.address == first.address && e.size == first.size;
+        contiguous = contiguous && e.size == first.size && lanes[i].lane > lanes[i - 1].lane &&
+                     e.address == first.address + (std::uintptr_t)(lanes[i].lane - lanes[0].lane) * first.size;
+        gapless = gapless && lanes[i].lane == lanes[i - 1].lane + 1;
+    }
+    pattern = uniform ? Pattern::Uniform : contiguous ? Pattern::Contiguous : Pattern::Scattered;
     if (first.op == Op::Atomic) {
         AccessCounts &counts = first.space == Space::Global ? site.global_atomic : site.shared_atomic;
         counts.requests += 1;
@@ -107,6 +126,19 @@ void WarpRecorder::request(const Lane *lanes, std::size_t count)
             if (first.space == Space::Global)
                 owners_mark(lanes[i].entry->address, lanes[i].entry->size, launch_->writer);
         }
+        return;
+    }
+    if (first.space == Space::Global && (pattern == Pattern::Uniform || (pattern == Pattern::Contiguous && gapless))) {
+        // Every lane's bytes lie in one stretch, with no gap (lanes in a row) or all the same.
+        AccessCounts &counts = first.op == Op::Load ? site.global_load : site.global_store;
+        const Entry &last = *lanes[count - 1].entry;
+        std::uintptr_t end = (pattern == Pattern::Uniform ? first.address : last.address) + first.size - 1;
+        counts.requests += 1;
+        counts.accesses += count;
+        counts.bytes += (std::uint64_t)first.size * count;
+        counts.sectors += (end >> 5) - (first.address >> 5) + 1;
+        if (first.op == Op::Store)
+            for (std::size_t i = 0; i < count; ++i) owners_mark(lanes[i].entry->address, first.size, launch_->writer);
         return;
     }
     if (first.space == Space::Global) {
@@ -127,6 +159,22 @@ void WarpRecorder::request(const Lane *lanes, std::size_t count)
         return;
     }
     AccessCounts &counts = first.op == Op::Load ? site.shared_load : site.shared_store;
+    if (pattern != Pattern::Scattered && first.size <= 16 && (first.address & (first.size - 1)) == 0) {
+        // Consecutive aligned words, or one word for all: one wavefront per phase that has lanes.
+        unsigned int lanes_per_phase = first.size <= 4 ? 32 : first.size <= 8 ? 16 : 8;
+        std::uint64_t phases = 0;
+        unsigned int previous = 32;
+        for (std::size_t i = 0; i < count; ++i) {
+            unsigned int phase = lanes[i].lane / lanes_per_phase;
+            if (phase != previous) ++phases;
+            previous = phase;
+        }
+        counts.requests += 1;
+        counts.accesses += count;
+        counts.bytes += (std::uint64_t)first.size * count;
+        counts.wavefronts += phases;
+        return;
+    }
     std::uintptr_t addresses[32];
     unsigned int lane_numbers[32];
     std::uint64_t bytes = 0, phases = 0;
@@ -255,6 +303,7 @@ void WarpRecorder::end_block()
     launch_->barriers += barriers_;
     sites_.clear();
     site_index_.clear();
+    last_site_ = nullptr;
     unsited_ = SiteProfile{};
     launch_ = nullptr;
 }

@@ -113,6 +113,8 @@ private:
     std::uint64_t barriers_ = 0;
     std::vector<SiteProfile> sites_;
     std::unordered_map<const AccessSite *, std::size_t> site_index_;
+    const AccessSite *last_site_ = nullptr;  // the site of the last request, and its index
+    std::size_t last_index_ = 0;
     SiteProfile unsited_;
     std::vector<std::uintptr_t> scratch_;
     struct Keyed {
