@@ -424,9 +424,11 @@ class Grader:
             if binary is None:  # not a pass: code that will not build there would dodge the runs
                 verdict, reason = CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the run {label}: {failure[:200]}"))
                 break
-            outcome, output, figures = self._run(binary, ready, self.work, env=env)
+            profiled = self.emu and first is None  # the lab's work is judged on the first run's profile
+            outcome, output, figures = self._run(binary, ready, self.work,
+                                                 env=env if profiled else {**env, "EMU_PROFILE": "0"})
             verdict, reason = judge(self.lab, ready, outcome, output)
-            if verdict == AC and (self.emu or emulated):  # the lab's work, from the emulator's profile
+            if verdict == AC and profiled:
                 verdict, reason = work_verdict(self.lab, ready, env, output.read_profile())
             if self.keep_outputs:
                 os.close(output.folder_fd)

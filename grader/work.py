@@ -18,9 +18,10 @@ that names what is missing, and the case keeps lab.toml's `credit` share of its 
     when = { kernel = "tiled" }    # case params, or "program"
     max_global_fraction = 0.25     # the check's own settings
 
-Where the profile comes from: every emulated run writes it into its work folder (grade.py's
-run_case sets EMU_PROFILE). A GPU run has none: its work is judged on the emulated runs a GPU
-node makes (grade.py, judge_run's call site).
+Where the profile comes from: under the emulator, the first run of each case writes it into its
+work folder (grade.py's run_case sets EMU_PROFILE; the case's other runs, in a random order or
+on other device counts, make none). A GPU run has none: on a GPU node each case that is not
+GPU-sized runs once more under the emulated build (grade.py, Grader._work_on_gpu_node).
 """
 
 from __future__ import annotations
