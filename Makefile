@@ -195,6 +195,12 @@ GRADER_DEVICE = $(if $(EMU),--emu,--gpu)
 GRADER_FLAVOR = $(if $(SUB),--submission "$$SUB",$(if $(SOL),--solution)) $(GRADER_DEVICE) $(if $(ASAN),--asan)
 
 # Build and grade one lab on its public testcases; prints the verdict table.
+# The emulator's profile of the lab's first public case (CASE=name for another): per kernel and
+# per source line, requests, sectors per request, bank conflicts, as ncu shows them (grader/profile.py).
+.PHONY: profile
+profile: lab-given
+	$(PYTHON) -m grader.profile $(LAB) $(if $(SUB),--submission "$$SUB",$(if $(SOL),--solution)) $(if $(CASE),--case $(CASE))
+
 check: lab-given
 	$(PYTHON) -m grader check $(LAB) $(GRADER_FLAVOR) $(GRADER_ARGS)
 

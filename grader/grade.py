@@ -25,10 +25,11 @@ from grader.build import BuildResult, build_lab, build_lock
 from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
 from grader.gpu import gpu_count
-from grader.labs import PUBLIC, Case, ConfigError, Lab
+from grader.labs import LARGE, PUBLIC, Case, ConfigError, Lab
 from grader import KIT_VERSION
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
+from grader import work as work_rules
 from grader.limits import GRADING_TIME_LIMITS, LabLimits, Limits
 from grader.program_files import open_folder, open_left, remove_tree
 from grader.report import Report
@@ -40,6 +41,7 @@ from grader.text import one_line
 from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
+MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
 # On a GPU node the emulator runs what one GPU cannot show (several devices, its race detector):
 # a submission must build there too, or a #error under CUDA_EMULATION would skip those runs.
 EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission must build under the emulator too"
@@ -77,6 +79,18 @@ class CaseOutput:
                 return {}
         return figures if isinstance(figures, dict) else {}
 
+    def read_profile(self) -> dict | None:
+        """The emulator's profile of the run (grader/work.py), or None when it wrote none."""
+        opened = open_left(self.folder_fd, work_rules.PROFILE_NAME, MAX_PROFILE_BYTES, what="the emulator's profile")
+        if opened.file is None:
+            return None
+        with opened.file as f:
+            try:
+                profile = json.loads(f.read(MAX_PROFILE_BYTES))
+            except ValueError:
+                return None
+        return profile if isinstance(profile, dict) else None
+
     def remove(self) -> None:
         os.close(self.folder_fd)
         remove_tree(self.folder)
@@ -95,7 +109,9 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
-    env = clean_env(os.environ, **(env or {}), LABKIT_RESULT=str(folder / "result.json"))
+    # The emulator's profile (read by emulated builds only) unless env says EMU_PROFILE=0.
+    env = clean_env(os.environ, **{"EMU_PROFILE": str(folder / work_rules.PROFILE_NAME), **(env or {})},
+                    LABKIT_RESULT=str(folder / "result.json"))
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
@@ -133,6 +149,15 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
         finally:
             opened.close()
     return determine_verdict(outcome, failure, mismatch)
+
+
+def work_verdict(lab: Lab, ready: ReadyCase, env: dict[str, str], profile: dict | None) -> tuple[str, str]:
+    """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py)."""
+    n, m = work_rules.header_sizes(ready.input_path)
+    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, dict(ready.case.params), n, m,
+                           int(env.get("CUDA_EMU_DEVICES", "1")))
+    reason = work_rules.judge(lab.work, facts, profile)
+    return (AC, "correct") if reason is None else (work_rules.WORK, one_line(f"not the lab's work: {reason}"))
 
 
 class Grader:
@@ -190,6 +215,8 @@ class Grader:
         for path in (self.secret_file, os.environ.get("LABKIT_SECRET_FILE")):
             if path:
                 hide.append(Path(path).resolve())
+        if not self.lab.work.active:  # nothing to judge from a profile: none is made
+            env = {**(env or {}), "EMU_PROFILE": "0"}
         return run_case(program, ready, work, sandbox=self.sandbox, limits=self.limits,
                         gpu=not self.emu and bool(gpu_device_nodes()), hide=tuple(hide),
                         wrap_argv=wrap_argv, env=env)
@@ -337,6 +364,36 @@ class Grader:
         output.remove()
         return verdict == AC
 
+    def _work_on_gpu_node(self, case: Case, ready: ReadyCase, reason: str) -> tuple[str, str]:
+        """On a GPU node, lab.toml's [work] judged on the case run once more under the emulated
+        build (on the most devices the lab grades, for a multi-device program); GPU-sized cases
+        (group large) are left to the timing thresholds. (AC, reason) when met."""
+        if not self.lab.work.active or case.group == LARGE:
+            return AC, reason
+        build = self._emulated()
+        if not build.ok:
+            if build.grader_error:
+                return IE, one_line(build.reason)
+            return CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the check of the lab's work: "
+                                            f"{build.reason[:200]}"))
+        binary = build.programs[case.program]
+        env = {}
+        if case.program in self.lab.multi_device_programs and self.lab.device_counts:
+            env["CUDA_EMU_DEVICES"] = str(max(self.lab.device_counts))
+        slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
+                         ready.input_path, ready.expected_path)
+        outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-work"), env=env)
+        verdict, why = judge(self.lab, slow, outcome, output)
+        if verdict == AC:
+            verdict, why = work_verdict(self.lab, slow, env, output.read_profile())
+        output.remove()
+        if verdict == AC:
+            return AC, reason
+        if verdict == work_rules.WORK:
+            return verdict, one_line(self._short(f"{why} (the emulated run that checks the lab's work)"))
+        # Right on the GPU, wrong under the emulator: the emulator's checks say why, as for [sanitize].
+        return verdict, one_line(self._short(f"under the emulator, which checks the lab's work: {why}"))
+
     def _emulated(self, asan: bool = False) -> BuildResult:
         """The emulated build of the source on a GPU node (once per ASan setting)."""
         if asan not in self._emulated_builds:
@@ -362,8 +419,12 @@ class Grader:
                                                               f"{build.reason[:200]}"))
                 break
             binary = build.programs[case.program] if build is not None else program
-            outcome, output, figures = self._run(binary, ready, self.work, env=plan.env)
+            profiled = self.emu and first is None  # the lab's work is judged on the first run's profile
+            outcome, output, figures = self._run(binary, ready, self.work,
+                                                 env=plan.env if profiled else {**plan.env, "EMU_PROFILE": "0"})
             verdict, reason = judge(self.lab, ready, outcome, output)
+            if verdict == AC and profiled:
+                verdict, reason = work_verdict(self.lab, ready, plan.env, output.read_profile())
             if self.keep_outputs:
                 os.close(output.folder_fd)
             else:
@@ -381,9 +442,11 @@ class Grader:
         else:
             where = list(dict.fromkeys(where))
             reason = one_line(f"{first_reason} ({', '.join(where)})" if where else first_reason)
+            if not self.emu:  # a GPU run has no profile: the lab's work is judged on an emulated run
+                verdict, reason = self._work_on_gpu_node(case, ready, reason)
         outcome, figures = first
-        result = CaseResult(case.name, verdict, reason, case.points if verdict == AC else 0.0,
-                            case.points, outcome.wall_s, figures)
+        points = case.points if verdict == AC else case.points * self.lab.work.credit if verdict == work_rules.WORK else 0.0
+        result = CaseResult(case.name, verdict, reason, points, case.points, outcome.wall_s, figures)
         doubts = honest_timing.figure_doubts(figures, outcome) if verdict == AC else []
         if doubts:
             result.timing_flagged = True

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from grader.limits import LabLimits, lab_limits
 from grader.paths import KIT_ROOT, LABS_DIR, STARTER_DIR, TESTCASES_DIR
+from grader.work import WorkConfigError, WorkRules, parse_rules
 
 
 class ConfigError(Exception):
@@ -101,6 +102,7 @@ class Lab:
     def instructor_only_files(self) -> list[Path]:
         """What of the kit no student sees (the edition leaves it out, a sandbox hides it)."""
         return sorted({path for pattern in self.instructor_only for path in KIT_ROOT.glob(pattern)})
+    work: WorkRules = WorkRules()  # [work]: what the run must have done (grader/work.py)
 
     @property
     def testcases_dir(self) -> Path:
@@ -168,6 +170,13 @@ def _sanitize(config: dict, lab_id: str, cases: tuple[Case, ...]) -> Sanitize:
     return sanitize
 
 
+def _work(config: dict, lab_id: str) -> WorkRules:
+    try:
+        return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml")
+    except WorkConfigError as e:
+        raise ConfigError(str(e)) from None
+
+
 def load_lab(lab_id: str) -> Lab:
     if lab_id not in lab_ids():
         raise ConfigError(f"no lab named {lab_id!r}; the labs are: {', '.join(lab_ids())}")
@@ -214,6 +223,7 @@ def load_lab(lab_id: str) -> Lab:
         no_peer_counts=no_peer_counts,
         hidden_recipes=tuple(cases_toml.get("hidden", [])),
         instructor_only=read_instructor_only(config, f"labs/{lab_id}/lab.toml"),
+        work=_work(config, lab_id),
     )
 
 

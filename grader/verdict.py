@@ -6,6 +6,8 @@ is one line of printable text (grader/text.py), whatever the program printed.
 
     AC correct      WA wrong answer     TLE over the time limit    RE runtime error
     CE compile error (or a forbidden library call)    SLOW correct but over a timing threshold
+    WORK right output, not the lab's work (grader/work.py: computed on the host, no tiles in
+       shared memory, one device doing all of it, ...); lab.toml [work] credit of the points
     IE grader error: the sandbox or the grader failed, not the student; never scored, and
        a batch lists it as not graded
 """

@@ -47,10 +47,11 @@ from grader.sandbox import sandbox_for
 from grader.shared_files import exclusive_lock, write_atomically
 from grader.text import csv_cell, one_line
 from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA
+from grader.work import WORK
 
 GRADED, NOT_GRADED, REFUSED = "graded", "not graded", "refused"
 # A submission's overall verdict is its worst case's, in this order.
-SEVERITY = (IE, CE, RE, TLE, WA, SLOW, AC)
+SEVERITY = (IE, CE, RE, TLE, WA, WORK, SLOW, AC)
 TARBALL_SUFFIXES = (".tar.gz", ".tgz")
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*")
 
