@@ -60,6 +60,23 @@ class BuildResult:
     grader_error: bool = False  # the build could not be tried (the grader's fault, not the student's)
 
 
+# On a GPU node the emulator runs what one GPU cannot show (several devices, its race detector):
+# a submission must build there too, or a #error under CUDA_EMULATION would skip those runs.
+EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission must build under the emulator too"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The student files being graded: starter, solution, or a submission's folder. name is
+    safe as a folder name and on a make command line (intake.safe_id made it)."""
+    name: str  # "starter", "solution", "sub-<safe id>"
+    root: Path
+
+
+def build_dir_for(source: Source, emu: bool, asan: bool) -> Path:
+    return BUILD_DIR / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
+
+
 def first_error(log: str) -> str:
     """The line a student should read first: the compiler's first error, the linker's missing or
     doubled function, else the last line (never a compiler's command line)."""

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from grader import exit_status, report as reports
 from grader.batch.commands import add_parsers as add_batch_parsers
-from grader.build import build_lab
 from grader.cases import prepare, sha256_of
-from grader.grade import Grader, Source, build_dir_for
+from grader.grade import Grader
+from grader.build import Source, build_dir_for, build_lab
 from grader.gpu import has_gpu
 from grader.labs import CASE_SELECTIONS, PUBLIC, ConfigError, load_lab
 from grader.mutants import add_parser as add_mutants_parser

@@ -2,162 +2,40 @@
 
     intake.py    1 the submission's own files, checked, copied to a folder with a safe name
     build.py     2 compiled in the build sandbox; forbidden library calls refused (symbols.py)
-    run.py       3 each testcase run under limits (limits.py) in the run sandbox (sandbox.py)
-    compare.py   4 the output, opened as program_files.py says, against the expected output
+    run_plan.py    the runs each case gets (devices, the emulator's checks), as data
+    case_run.py  3 each run under limits (run.py, limits.py) in the run sandbox (sandbox.py)
+                 4 its output, opened as program_files.py says, compared (compare.py); the
+                   lab's work judged from the emulator's profile (work.py)
     verdict.py   5 determine_verdict(): a pure function of the run and the comparison
+    timing.py      the reference solution's times and figures: time limits, SLOW
+    sanitize.py    on a GPU, the [sanitize] cases under compute-sanitizer and the emulator
     report.py    6 the Report, and its formats (terminal, JSON, Gradescope, JUnit)
 
 grader/CONTRACT.md says what a graded program sees, each limit and how it fails, and what each
-verdict means; this file only wires the stages together, with the timing rules of lab.toml.
+verdict means; this file only wires the stages together.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from grader.build import BuildResult, build_lab, build_lock
-from grader.cases import ReadyCase, argv_for, prepare
-from grader.compare import compare_output, output_cap
-from grader.gpu import gpu_count
-from grader.labs import LARGE, PUBLIC, Case, ConfigError, Lab
-from grader import KIT_VERSION
-from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
 from grader import work as work_rules
-from grader.limits import GRADING_TIME_LIMITS, LabLimits, Limits
-from grader.program_files import open_folder, open_left, remove_tree
+from grader.build import EMULATED_BUILD_FAILED, BuildResult, Source, build_dir_for, build_lab
+from grader.case_run import CaseOutput, judge, run_case, work_verdict
+from grader.cases import ReadyCase, prepare
+from grader.gpu import gpu_count
+from grader.labs import LARGE, PUBLIC, Case, ConfigError, Lab
+from grader.paths import BUILD_DIR, KIT_ROOT
 from grader.report import Report
+from grader.run import RunOutcome
 from grader.run_plan import RunPlan, plans_for
-from grader.shared_files import write_atomically
-from grader.run import RunOutcome, run_program
-from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, run_view, sandbox_for
+from grader.sandbox import Sandbox, gpu_device_nodes, sandbox_for
 from grader.text import one_line
-from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdict, runtime_error
-
-MAX_FIGURES_BYTES = 1 << 20  # the program's result file
-MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
-# On a GPU node the emulator runs what one GPU cannot show (several devices, its race detector):
-# a submission must build there too, or a #error under CUDA_EMULATION would skip those runs.
-EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission must build under the emulator too"
-
-
-@dataclass(frozen=True)
-class Source:
-    """The student files being graded: starter, solution, or a submission's folder. name is
-    safe as a folder name and on a make command line (intake.safe_id made it)."""
-    name: str  # "starter", "solution", "sub-<safe id>"
-    root: Path
-
-
-def build_dir_for(source: Source, emu: bool, asan: bool) -> Path:
-    return BUILD_DIR / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
-
-
-@dataclass
-class CaseOutput:
-    """Where a run's output file is: read through a descriptor of its folder taken before the
-    program ran (program_files.py), never by following a path the program could have planted."""
-    folder: Path
-    folder_fd: int
-    name: str
-
-    def read_figures(self) -> dict:
-        """The program's result file; a missing, odd or malformed one gives no figures."""
-        opened = open_left(self.folder_fd, "result.json", MAX_FIGURES_BYTES, what="the result file")
-        if opened.file is None:
-            return {}
-        with opened.file as f:
-            try:
-                figures = json.loads(f.read(MAX_FIGURES_BYTES))
-            except ValueError:
-                return {}
-        return figures if isinstance(figures, dict) else {}
-
-    def read_profile(self) -> dict | None:
-        """The emulator's profile of the run (grader/work.py), or None when it wrote none."""
-        opened = open_left(self.folder_fd, work_rules.PROFILE_NAME, MAX_PROFILE_BYTES, what="the emulator's profile")
-        if opened.file is None:
-            return None
-        with opened.file as f:
-            try:
-                profile = json.loads(f.read(MAX_PROFILE_BYTES))
-            except ValueError:
-                return None
-        return profile if isinstance(profile, dict) else None
-
-    def remove(self) -> None:
-        os.close(self.folder_fd)
-        remove_tree(self.folder)
-
-
-def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | None = None,
-             limits: LabLimits = LabLimits(), gpu: bool = False, hide: tuple[Path, ...] = (),
-             wrap_argv=None, env: dict[str, str] | None = None) -> tuple[RunOutcome, CaseOutput, dict]:
-    """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
-    when one is given; returns the outcome, where its output is and the program's figures.
-    Only the program, the case's input and that folder are in the sandbox's view; the expected
-    output stays outside and is compared after the process has gone. wrap_argv: a supervising
-    tool's command line around the program's (compute-sanitizer)."""
-    work.mkdir(parents=True, exist_ok=True)
-    # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
-    # of the same source at once (two TAs, a test run) never share one.
-    folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
-    output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
-    # The emulator's profile (read by emulated builds only) unless env says EMU_PROFILE=0.
-    env = clean_env(os.environ, **{"EMU_PROFILE": str(folder / work_rules.PROFILE_NAME), **(env or {})},
-                    LABKIT_RESULT=str(folder / "result.json"))
-    argv = argv_for(program, ready, folder / output.name)
-    if wrap_argv is not None:
-        argv = wrap_argv(argv)
-    case_limits = Limits.for_case(limits, time_limit_s=ready.case.time_limit_s,
-                                  expected_bytes=ready.expected_path.stat().st_size, work_dir=folder)
-    wrap, confined = None, {}
-    if sandbox is not None and sandbox.active:
-        wrap = lambda argv, status_fd: sandbox.wrap(  # noqa: E731
-            argv, work=folder, view=run_view(program, ready.input_path), hide=hide, gpu=gpu,
-            tmp_bytes=case_limits.file_bytes, status_fd=status_fd, supervised=wrap_argv is not None)
-        confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup)
-    outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
-                          limits=case_limits, wrap=wrap, **confined)
-    return outcome, output, output.read_figures()
-
-
-def _metric(figures: dict, outcome: RunOutcome, metric: str) -> float | None:
-    if metric == "wall_ms":
-        return outcome.wall_s * 1000
-    value = figures.get(metric)
-    return float(value) if isinstance(value, (int, float)) else None
-
-
-def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -> tuple[str, str]:
-    """Correctness alone: (AC or WA or a run failure, reason). The output is compared only when
-    the run ended normally; the verdict itself is verdict.determine_verdict's."""
-    mismatch = None
-    failure = runtime_error(outcome, ready.case.time_limit_s)
-    if failure is None:
-        rule = ready.case.compare or lab.compare
-        opened = open_left(output.folder_fd, output.name, output_cap(rule, ready.expected_path.stat().st_size),
-                           not_same_as=(ready.expected_path,))
-        try:
-            mismatch = compare_output(ready.expected_path, opened, rule)
-        finally:
-            opened.close()
-    return determine_verdict(outcome, failure, mismatch)
-
-
-def work_verdict(lab: Lab, ready: ReadyCase, env: dict[str, str], profile: dict | None) -> tuple[str, str]:
-    """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py)."""
-    n, m = work_rules.header_sizes(ready.input_path)
-    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, dict(ready.case.params), n, m,
-                           int(env.get("CUDA_EMU_DEVICES", "1")))
-    reason = work_rules.judge(lab.work, facts, profile)
-    return (AC, "correct") if reason is None else (work_rules.WORK, one_line(f"not the lab's work: {reason}"))
+from grader.timing import ReferenceTiming
+from grader.verdict import AC, CE, IE, WA, CaseResult
 
 
 class Grader:
@@ -189,8 +67,6 @@ class Grader:
         # On a GPU node, emulated builds (by whether ASan is on): for multi-device runs on a node
         # with too few GPUs, and for lab.toml's [sanitize] emulator_checks.
         self._emulated_builds: dict[bool, BuildResult] = {}
-        self._reference_builds: dict[tuple[bool, bool], BuildResult] = {}
-        self.reference_walls: dict[str, float] = {}
 
     def _short(self, reason: str) -> str:
         """A reason with the grader's own folders taken off the student's file names:
@@ -264,11 +140,12 @@ class Grader:
             report.results = [CaseResult(c.name, verdict, one_line(self._short(build.reason)), 0.0, c.points)
                               for c in self.cases]
             return report
-        reference = self._reference_metrics(report)
-        limits = self._time_limits(report)
+        timing = ReferenceTiming(self)
+        reference = timing.reference_metrics(report)
+        limits = timing.time_limits(report)
         for case in self.cases:
             case = dataclasses.replace(case, time_limit_s=limits.get(case.name, case.time_limit_s))
-            result = self._grade_case(case, build.programs[case.program], reference, report)
+            result = self._grade_case(case, build.programs[case.program], reference, timing)
             self.log(f"  {case.name}: {result.verdict} ({result.reason})")
             report.results.append(result)
         flagged = [r.case for r in report.results if r.timing_flagged]
@@ -276,74 +153,8 @@ class Grader:
             report.notes.append(f"timing flagged on {', '.join(flagged)}: the program's own figures disagree "
                                 f"with what the grader observed; look at these by hand")
         if self.sanitize:
-            self._sanitize(build.programs, report)
+            sanitize.SanitizerStep(self).run(build.programs, report)
         return report
-
-    def _sanitize(self, programs: dict[str, Path], report: Report) -> None:
-        """On a GPU, the lab's [sanitize] cases under compute-sanitizer (and the emulator's race
-        checks where lab.toml asks); a finding turns that case from AC into RE."""
-        if self.emu:
-            report.notes.append("--sanitize needs a GPU: under the CPU emulator use --asan")
-            return
-        if sanitize.sanitizer() is None:
-            report.notes.append("compute-sanitizer not found (it comes with the CUDA toolkit): memory and "
-                                "race checks on the GPU skipped")
-            return
-        for case in sanitize.pick_cases(self.lab, self.cases):
-            result = next(r for r in report.results if r.case == case.name)
-            if result.verdict != AC:  # it has lost its points already: no need to spend minutes on why
-                report.notes.append(f"sanitizer not run on case {case.name}: it is {result.verdict} already")
-                continue
-            # A sanitized or emulated run takes many times a plain one: the case's own limit, widened.
-            ready = self._prepare(case)
-            slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
-                             ready.input_path, ready.expected_path)
-            found = [self._sanitizer_finding(tool, programs[case.program], slow) for tool in sanitize.tools(self.lab)]
-            if self.lab.sanitize.emulator_checks:
-                found.append(self._emulator_finding(slow))
-            for finding in found:
-                if finding.fault and result.verdict == AC:
-                    # The output was right, but the code reads or writes where it must not, or races.
-                    result.verdict, result.points = RE, 0.0
-                    result.reason = one_line(self._short(f"{finding.text} (the GPU's output happened to be right)"))
-            texts = "; ".join(finding.text for finding in found)
-            if result.verdict == AC:
-                result.reason += "; sanitizer: " + texts
-            report.notes.append(f"sanitizer on case {case.name}: " + texts)
-
-    def _sanitizer_finding(self, tool: str, program: Path, slow: ReadyCase) -> sanitize.Finding:
-        self.log(f"  {slow.case.name}: compute-sanitizer --tool {tool} ...")
-        outcome, output, _ = self._run(program, slow, self.work.with_name(self.lab.id + "-sanitize"),
-                                       wrap_argv=lambda argv: sanitize.command(tool, argv))
-        output.remove()
-        if outcome.timed_out:
-            return sanitize.Finding(f"compute-sanitizer {tool}: could not check "
-                                    f"(did not finish within {slow.case.time_limit_s:g} s)", False)
-        finding = sanitize.findings(tool, outcome.stdout, outcome.stderr)
-        return sanitize.Finding(f"compute-sanitizer {finding.text}", finding.fault)
-
-    def _emulator_finding(self, slow: ReadyCase) -> sanitize.Finding:
-        """The case under the emulator's checks (lab.toml's emulator_checks): built with
-        AddressSanitizer, run with the race detector on. It must run right there as on the GPU:
-        the emulator is the kit's own, so no failure of it, a time-out included, is excused (code
-        could otherwise loop or stop under CUDA_EMULATION to skip the checks)."""
-        checker = "the emulator's checks"
-        self.log(f"  {slow.case.name}: {checker} ...")
-        build = self._emulated(asan=True)
-        if not build.ok:  # the grader's failure excuses nothing of the student's, and blames nothing
-            return sanitize.Finding(f"{checker}: {build.reason[:200]}" if build.grader_error else
-                                    f"{checker}: {EMULATED_BUILD_FAILED}: {build.reason[:200]}", not build.grader_error)
-        binary = build.programs[slow.case.program]
-        outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
-                                       env={"EMU_RACECHECK": "1"})
-        verdict, reason = judge(self.lab, slow, outcome, output)
-        output.remove()
-        if verdict == AC:
-            return sanitize.Finding(f"{checker}: no errors", False)
-        if verdict == WA:  # right on the GPU, wrong with the threads in the emulator's order
-            return sanitize.Finding(f"{checker}: wrong when the emulator runs the threads one after another "
-                                    f"({reason}): a __syncthreads() missing?", True)
-        return sanitize.Finding(f"{checker} (ASan, race detector): {reason}", True)
 
     def _plans(self, case: Case) -> list[RunPlan]:
         return plans_for(self.lab, case, emu=self.emu, checks=self.checks,
@@ -402,7 +213,7 @@ class Grader:
                                                     sandbox=self.sandbox)
         return self._emulated_builds[asan]
 
-    def _grade_case(self, case: Case, program: Path, reference: dict, report: Report) -> CaseResult:
+    def _grade_case(self, case: Case, program: Path, reference: dict, timing: ReferenceTiming) -> CaseResult:
         try:
             ready = self._prepare(case)
         except ConfigError as e:  # a case file the kit cannot make or trust: not the student's
@@ -452,145 +263,5 @@ class Grader:
             result.timing_flagged = True
             result.timing_note = "timing flagged: " + "; ".join(doubts)
         if verdict == AC and case.timed:
-            self._apply_timing(result, outcome, reference.get(case.name))
+            timing.apply(result, outcome, reference.get(case.name))
         return result
-
-    def _mark_slow(self, result: CaseResult, why: str) -> None:
-        """Correct but over a timing threshold: the lab's partial credit."""
-        result.verdict = SLOW
-        result.reason = f"correct but slow: {why}"
-        result.points = result.max_points * self.lab.timing.slow_credit
-
-    def _apply_margins(self, result: CaseResult) -> bool:
-        """lab.toml's [margins]: a figure the program reports must not pass its cap (matmul:
-        the tiled kernel's time over the naive one's, both timed in the same run). True if SLOW."""
-        for figure, most in self.lab.margins.items():
-            value = result.figures.get(figure)
-            if isinstance(value, (int, float)) and value > most:
-                self._mark_slow(result, f"{figure} is {value:.3f}, over the {most:g} that lab.toml's [margins] allows")
-                return True
-            if isinstance(value, (int, float)):
-                result.timing_note = f"{figure} {value:.3f} within the margin {most:g}"
-        return False
-
-    def _apply_timing(self, result: CaseResult, outcome: RunOutcome, reference_value: float | None) -> None:
-        timing = self.lab.timing
-        if not self.emu and self._apply_margins(result):
-            return
-        skipped = ("timing threshold skipped: CPU emulation (EMU=1)" if self.emu else
-                   "the reference solution: no threshold against itself" if self.source.name == "solution"
-                   else "" if timing.slow_factor <= 0 else None)
-        if skipped is not None:
-            result.timing_note = "; ".join(filter(None, (result.timing_note, skipped)))
-            return
-        value = _metric(result.figures, outcome, timing.metric)
-        reference_wall = self.reference_walls.get(result.case)
-        if value is None or result.timing_flagged:
-            # The program's own figure is missing or not to be trusted: the grader's clock decides.
-            slow, how = honest_timing.judged_on_wall(outcome.wall_s, reference_wall, timing.slow_factor)
-            result.timing_flagged = True
-            result.timing_note = (result.timing_note or f"timing flagged: no {timing.metric} reported") + "; " + how
-            if slow:
-                self._mark_slow(result, how)
-            return
-        if reference_value is None:
-            result.timing_note = "the reference solution gave no timing; timing not checked"
-            return
-        limit = timing.slow_factor * reference_value
-        result.timing_note = (f"{timing.metric} {value:.3f} vs limit {limit:.3f} "
-                              f"({timing.slow_factor:g} x reference {reference_value:.3f})")
-        doubt = reference_wall and honest_timing.wall_doubt(timing.metric, value, limit, outcome.wall_s,
-                                                            reference_wall, timing.slow_factor)
-        if doubt:
-            result.timing_flagged = True
-            result.timing_note = f"timing flagged: {doubt}"
-            value = limit + 1  # the grader's clock says slow
-        if value > limit:
-            self._mark_slow(result, result.timing_note)
-
-    def _time_limits(self, report: Report) -> dict[str, float]:
-        """Each case's time limit from the reference solution's time on this machine, in this
-        flavor (limits.GRADING_TIME_LIMITS).
-        The reference's times are measured once and kept in build/reference-walls/."""
-        if self.source.name == "solution" or not (SOLUTIONS_DIR / self.lab.id).is_dir():
-            return {}
-        key = hashlib.sha256(json.dumps([KIT_VERSION, self.emu, self.asan, self.checks,
-                                         [dataclasses.astuple(c)[:6] for c in self.cases]]).encode())
-        for path in sorted((SOLUTIONS_DIR / self.lab.id).glob("*.c")) + sorted((LABS_DIR / self.lab.id).glob("*.c*")):
-            key.update(path.read_bytes())
-        cache = BUILD_DIR / "reference-walls" / f"{self.lab.id}-{key.hexdigest()[:16]}.json"
-        # One grading measures, under a lock; gradings side by side (a batch) wait and read it.
-        with build_lock(f"reference-walls-{cache.stem}"):
-            try:
-                walls = json.loads(cache.read_text())
-            except (OSError, ValueError):
-                walls = self._measure_reference_walls()
-                if walls:
-                    cache.parent.mkdir(parents=True, exist_ok=True)
-                    write_atomically(cache, json.dumps(walls) + "\n")
-        limits = {c.name: GRADING_TIME_LIMITS.limit(c.time_limit_s, walls[c.name]) for c in self.cases if c.name in walls}
-        if limits:
-            report.notes.append(f"time limits: {GRADING_TIME_LIMITS.describe()}")
-        return limits
-
-    def _reference_build(self, emu: bool, asan: bool) -> BuildResult:
-        """The reference solution built once per flavor for this grading (its walls and figures)."""
-        if (emu, asan) not in self._reference_builds:
-            solution = Source("solution", SOLUTIONS_DIR)
-            self._reference_builds[emu, asan] = build_lab(self.lab, src_root=solution.root,
-                                                          build_dir=build_dir_for(solution, emu, asan), emu=emu,
-                                                          asan=asan, sandbox=self.sandbox)
-        return self._reference_builds[emu, asan]
-
-    def _measure_reference_walls(self) -> dict[str, float]:
-        """The reference solution's wall time on each case, run as the student's will be."""
-        build = self._reference_build(self.emu, self.asan)
-        if not build.ok:
-            return {}
-        walls = {}
-        for case in self.cases:
-            ready = self._prepare(case)
-            slowest = 0.0
-            for plan in self._plans(case):  # the random-order pass can be the slowest
-                if plan.emulated_build:
-                    continue
-                outcome, output, _ = self._run(build.programs[case.program], ready,
-                                               self.work.with_name(self.lab.id + "-reference"), env=plan.env)
-                output.remove()
-                if runtime_error(outcome, case.time_limit_s) is not None:
-                    break
-                slowest = max(slowest, outcome.wall_s)
-            else:
-                walls[case.name] = slowest
-        return walls
-
-    def _reference_metrics(self, report: Report) -> dict[str, float]:
-        """The reference solution's figure for each timed case, measured in this same run."""
-        timed = [c for c in self.cases if c.timed]
-        if not timed or self.lab.timing.slow_factor <= 0:
-            return {}
-        if self.emu:
-            report.notes.append("timing thresholds are skipped under CPU emulation (EMU=1)")
-            return {}
-        solution = Source("solution", SOLUTIONS_DIR)
-        if self.source.name == solution.name:
-            return {}  # the reference is not timed against itself
-        if not (solution.root / self.lab.id).is_dir():
-            report.notes.append(f"no reference solution in this copy of the kit (solutions/{self.lab.id} is "
-                                f"missing, as in the student edition): timing thresholds not checked")
-            return {}
-        build = self._reference_build(False, False)
-        if not build.ok:
-            report.notes.append(f"the reference solution did not build ({build.reason}); timing not checked")
-            return {}
-        metrics = {}
-        for case in timed:
-            ready = self._prepare(case)
-            outcome, output, figures = self._run(build.programs[case.program], ready,
-                                                 self.work.with_name(self.lab.id + "-reference"))
-            output.remove()
-            value = _metric(figures, outcome, self.lab.timing.metric)
-            if value is not None and runtime_error(outcome, case.time_limit_s) is None:
-                metrics[case.name] = value
-                self.reference_walls[case.name] = outcome.wall_s
-        return metrics

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grader.build import build_lab
-from grader.grade import Source, build_dir_for
+from grader.build import Source, build_dir_for
 from grader.gpu import has_gpu
 from grader.labs import load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR

@@ -36,7 +36,8 @@ from grader import report as reports
 from grader.build import build_lab
 from grader.cases import prepare, sha256_of
 from grader.gpu import has_gpu
-from grader.grade import Grader, Source, build_dir_for
+from grader.grade import Grader
+from grader.build import Source, build_dir_for
 from grader.hidden import Secret
 from grader.labs import ConfigError, load_lab
 from grader.program_files import remove_tree

@@ -6,7 +6,8 @@ import runpy
 import pytest
 
 from grader.gpu import has_gpu
-from grader.grade import Grader, Source
+from grader.grade import Grader
+from grader.build import Source
 from grader.labs import load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 from grader.verdict import AC, RE, WA

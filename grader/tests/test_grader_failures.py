@@ -17,7 +17,8 @@ import zipfile
 import pytest
 
 from grader import exit_status
-from grader.grade import Grader, Source
+from grader.grade import Grader
+from grader.build import Source
 from grader.labs import ConfigError, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR
 from grader.testing import EMU_READY

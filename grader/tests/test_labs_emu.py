@@ -4,7 +4,8 @@ later is covered just by existing."""
 
 import pytest
 
-from grader.grade import Grader, Source
+from grader.grade import Grader
+from grader.build import Source
 from grader.labs import lab_ids, load_lab
 from grader.paths import SOLUTIONS_DIR, STARTER_DIR
 from grader.testing import EMU_READY

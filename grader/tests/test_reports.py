@@ -1,7 +1,7 @@
 import json
 import xml.etree.ElementTree as ET
 
-from grader.grade import Report
+from grader.report import Report
 from grader.report import table, to_gradescope, to_json, write_reports
 from grader.verdict import CaseResult
 

@@ -11,7 +11,7 @@ import pytest
 
 import grader.limits
 import grader.sandbox
-from grader.grade import judge, run_case
+from grader.case_run import judge, run_case
 from grader.sandbox import SandboxError, clean_env, sandbox_for
 from grader.verdict import AC, RE, TLE, WA
 

@@ -1,6 +1,6 @@
 """--sanitize: compute-sanitizer's output turned into one line of a verdict reason."""
 
-from grader.sanitize import Finding, findings
+from grader.sanitize import Finding, SanitizerStep, findings
 
 MEMCHECK = """========= COMPUTE-SANITIZER
 ========= Invalid __global__ write of size 4 bytes
@@ -54,7 +54,8 @@ from pathlib import Path
 import pytest
 
 from grader import sanitize as sanitize_module
-from grader.grade import Grader, Source
+from grader.grade import Grader
+from grader.build import Source
 from grader.labs import load_lab
 from grader.paths import SOLUTIONS_DIR
 from grader.report import Report
@@ -81,7 +82,7 @@ def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str, root: Pa
     program = build.programs["fw"]
     right = CaseResult(case_name, AC, "right", 1.0, 1.0)
     report = Report("fw", student, False, [right])
-    grader._sanitize({"fw": program}, report)
+    SanitizerStep(grader).run({"fw": program}, report)
     return right, report
 
 

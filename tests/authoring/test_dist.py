@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from authoring import dist
-from grader.grade import Grader, Report, Source
+from grader.grade import Grader
+from grader.build import Source
+from grader.report import Report
 from grader.labs import lab_ids, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 
@@ -141,15 +143,15 @@ def test_editions_are_reproducible(tmp_path):
 def test_missing_solutions_give_a_note_not_a_crash(monkeypatch, tmp_path):
     """On a GPU, the grader times the reference solution for the thresholds; the student edition
     has none, and says so."""
-    import grader.grade as grade
-    monkeypatch.setattr(grade, "SOLUTIONS_DIR", tmp_path / "solutions")
+    import grader.timing as timing
+    monkeypatch.setattr(timing, "SOLUTIONS_DIR", tmp_path / "solutions")
     timed = [lab for lab in map(load_lab, PACKED_LABS) if lab.timing.slow_factor > 0 and any(c.timed for c in lab.cases)]
     if not timed:
         pytest.skip("no lab has a timing threshold")
     lab = timed[0]
     grader = Grader(lab, Source("starter", STARTER_DIR), emu=False, groups=("public", "large"))
     report = Report(lab.id, "starter", False, [])
-    assert grader._reference_metrics(report) == {}
+    assert timing.ReferenceTiming(grader).reference_metrics(report) == {}
     assert any("no reference solution in this copy of the kit" in note for note in report.notes)
 
 

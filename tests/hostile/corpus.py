@@ -25,7 +25,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from grader.grade import Grader, Source  # noqa: E402
+from grader.grade import Grader  # noqa: E402
+from grader.build import Source  # noqa: E402
 from grader.labs import load_lab  # noqa: E402
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR  # noqa: E402
 from grader.sandbox import MODES  # noqa: E402

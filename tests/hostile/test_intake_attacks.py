@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from grader import report as reports
-from grader.grade import Grader, Source
+from grader.grade import Grader
+from grader.build import Source
 from grader.intake import MAX_STREAM_BYTES, SubmissionError, safe_id, unpack
 from grader.labs import load_lab
 from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR

@@ -35,7 +35,8 @@ HERE = Path(__file__).resolve().parent
 KIT = HERE.parent.parent
 sys.path.insert(0, str(KIT))
 
-from grader.grade import Grader, Source  # noqa: E402
+from grader.grade import Grader  # noqa: E402
+from grader.build import Source
 from grader.labs import load_lab  # noqa: E402
 
 TABLE = HERE / "expectations.toml"

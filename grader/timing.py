@@ -1,0 +1,173 @@
+"""Timing policy and the reference's figures: what a timed case is measured against, and each
+case's time limit, both from the reference solution run on this machine in the same grading
+(lab.toml [timing], [margins]; limits.GRADING_TIME_LIMITS). grade.py's Grader asks it for the
+limits and the reference's figures before the cases, and hands it each correct timed result."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+
+from grader import KIT_VERSION, honest_timing
+from grader.build import BuildResult, Source, build_dir_for, build_lab, build_lock
+from grader.case_run import metric
+from grader.limits import GRADING_TIME_LIMITS
+from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR
+from grader.report import Report
+from grader.run import RunOutcome
+from grader.shared_files import write_atomically
+from grader.verdict import SLOW, CaseResult, runtime_error
+
+
+class ReferenceTiming:
+    """The reference solution's times and figures for one grading (a Grader's, whose runs it
+    uses: the same sandbox, limits and run plans as the student's)."""
+
+    def __init__(self, grader):
+        self.grader = grader
+        self.lab, self.source, self.cases = grader.lab, grader.source, grader.cases
+        self.emu, self.asan, self.checks, self.sandbox = grader.emu, grader.asan, grader.checks, grader.sandbox
+        self.work = grader.work
+        self._run, self._prepare, self._plans = grader._run, grader._prepare, grader._plans
+        self.walls: dict[str, float] = {}  # case -> the reference's wall time, measured with its figure
+        self._builds: dict[tuple[bool, bool], BuildResult] = {}
+
+    def mark_slow(self, result: CaseResult, why: str) -> None:
+        """Correct but over a timing threshold: the lab's partial credit."""
+        result.verdict = SLOW
+        result.reason = f"correct but slow: {why}"
+        result.points = result.max_points * self.lab.timing.slow_credit
+
+    def apply_margins(self, result: CaseResult) -> bool:
+        """lab.toml's [margins]: a figure the program reports must not pass its cap (matmul:
+        the tiled kernel's time over the naive one's, both timed in the same run). True if SLOW."""
+        for figure, most in self.lab.margins.items():
+            value = result.figures.get(figure)
+            if isinstance(value, (int, float)) and value > most:
+                self.mark_slow(result, f"{figure} is {value:.3f}, over the {most:g} that lab.toml's [margins] allows")
+                return True
+            if isinstance(value, (int, float)):
+                result.timing_note = f"{figure} {value:.3f} within the margin {most:g}"
+        return False
+
+    def apply(self, result: CaseResult, outcome: RunOutcome, reference_value: float | None) -> None:
+        timing = self.lab.timing
+        if not self.emu and self.apply_margins(result):
+            return
+        skipped = ("timing threshold skipped: CPU emulation (EMU=1)" if self.emu else
+                   "the reference solution: no threshold against itself" if self.source.name == "solution"
+                   else "" if timing.slow_factor <= 0 else None)
+        if skipped is not None:
+            result.timing_note = "; ".join(filter(None, (result.timing_note, skipped)))
+            return
+        value = metric(result.figures, outcome, timing.metric)
+        reference_wall = self.walls.get(result.case)
+        if value is None or result.timing_flagged:
+            # The program's own figure is missing or not to be trusted: the grader's clock decides.
+            slow, how = honest_timing.judged_on_wall(outcome.wall_s, reference_wall, timing.slow_factor)
+            result.timing_flagged = True
+            result.timing_note = (result.timing_note or f"timing flagged: no {timing.metric} reported") + "; " + how
+            if slow:
+                self.mark_slow(result, how)
+            return
+        if reference_value is None:
+            result.timing_note = "the reference solution gave no timing; timing not checked"
+            return
+        limit = timing.slow_factor * reference_value
+        result.timing_note = (f"{timing.metric} {value:.3f} vs limit {limit:.3f} "
+                              f"({timing.slow_factor:g} x reference {reference_value:.3f})")
+        doubt = reference_wall and honest_timing.wall_doubt(timing.metric, value, limit, outcome.wall_s,
+                                                            reference_wall, timing.slow_factor)
+        if doubt:
+            result.timing_flagged = True
+            result.timing_note = f"timing flagged: {doubt}"
+            value = limit + 1  # the grader's clock says slow
+        if value > limit:
+            self.mark_slow(result, result.timing_note)
+
+    def time_limits(self, report: Report) -> dict[str, float]:
+        """Each case's time limit from the reference solution's time on this machine, in this
+        flavor (limits.GRADING_TIME_LIMITS).
+        The reference's times are measured once and kept in build/reference-walls/."""
+        if self.source.name == "solution" or not (SOLUTIONS_DIR / self.lab.id).is_dir():
+            return {}
+        key = hashlib.sha256(json.dumps([KIT_VERSION, self.emu, self.asan, self.checks,
+                                         [dataclasses.astuple(c)[:6] for c in self.cases]]).encode())
+        for path in sorted((SOLUTIONS_DIR / self.lab.id).glob("*.c")) + sorted((LABS_DIR / self.lab.id).glob("*.c*")):
+            key.update(path.read_bytes())
+        cache = BUILD_DIR / "reference-walls" / f"{self.lab.id}-{key.hexdigest()[:16]}.json"
+        # One grading measures, under a lock; gradings side by side (a batch) wait and read it.
+        with build_lock(f"reference-walls-{cache.stem}"):
+            try:
+                walls = json.loads(cache.read_text())
+            except (OSError, ValueError):
+                walls = self._measure_walls()
+                if walls:
+                    cache.parent.mkdir(parents=True, exist_ok=True)
+                    write_atomically(cache, json.dumps(walls) + "\n")
+        limits = {c.name: GRADING_TIME_LIMITS.limit(c.time_limit_s, walls[c.name]) for c in self.cases if c.name in walls}
+        if limits:
+            report.notes.append(f"time limits: {GRADING_TIME_LIMITS.describe()}")
+        return limits
+
+    def reference_build(self, emu: bool, asan: bool) -> BuildResult:
+        """The reference solution built once per flavor for this grading (its walls and figures)."""
+        if (emu, asan) not in self._builds:
+            solution = Source("solution", SOLUTIONS_DIR)
+            self._builds[emu, asan] = build_lab(self.lab, src_root=solution.root,
+                                                build_dir=build_dir_for(solution, emu, asan), emu=emu,
+                                                asan=asan, sandbox=self.sandbox)
+        return self._builds[emu, asan]
+
+    def _measure_walls(self) -> dict[str, float]:
+        """The reference solution's wall time on each case, run as the student's will be."""
+        build = self.reference_build(self.emu, self.asan)
+        if not build.ok:
+            return {}
+        walls = {}
+        for case in self.cases:
+            ready = self._prepare(case)
+            slowest = 0.0
+            for plan in self._plans(case):  # the random-order pass can be the slowest
+                if plan.emulated_build:
+                    continue
+                outcome, output, _ = self._run(build.programs[case.program], ready,
+                                               self.work.with_name(self.lab.id + "-reference"), env=plan.env)
+                output.remove()
+                if runtime_error(outcome, case.time_limit_s) is not None:
+                    break
+                slowest = max(slowest, outcome.wall_s)
+            else:
+                walls[case.name] = slowest
+        return walls
+
+    def reference_metrics(self, report: Report) -> dict[str, float]:
+        """The reference solution's figure for each timed case, measured in this same run."""
+        timed = [c for c in self.cases if c.timed]
+        if not timed or self.lab.timing.slow_factor <= 0:
+            return {}
+        if self.emu:
+            report.notes.append("timing thresholds are skipped under CPU emulation (EMU=1)")
+            return {}
+        if self.source.name == "solution":
+            return {}  # the reference is not timed against itself
+        if not (SOLUTIONS_DIR / self.lab.id).is_dir():
+            report.notes.append(f"no reference solution in this copy of the kit (solutions/{self.lab.id} is "
+                                f"missing, as in the student edition): timing thresholds not checked")
+            return {}
+        build = self.reference_build(False, False)
+        if not build.ok:
+            report.notes.append(f"the reference solution did not build ({build.reason}); timing not checked")
+            return {}
+        metrics = {}
+        for case in timed:
+            ready = self._prepare(case)
+            outcome, output, figures = self._run(build.programs[case.program], ready,
+                                                 self.work.with_name(self.lab.id + "-reference"))
+            output.remove()
+            value = metric(figures, outcome, self.lab.timing.metric)
+            if value is not None and runtime_error(outcome, case.time_limit_s) is None:
+                metrics[case.name] = value
+                self.walls[case.name] = outcome.wall_s
+        return metrics
