@@ -27,7 +27,8 @@ from grader.labs import CASE_SELECTIONS, PUBLIC, ConfigError, load_lab
 from grader.mutants import add_parser as add_mutants_parser
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
-from grader.sandbox import MODES, SandboxError
+from grader.sandbox import SandboxError, chosen_mode
+from grader.sandbox import add_arguments as sandbox_arguments
 from grader.intake import SubmissionError, intake, safe_id, unpack
 from grader.submit import package
 from grader.verdict import IE
@@ -74,7 +75,7 @@ def cmd_check(args) -> int:
         return _fail("--sanitize runs NVIDIA's compute-sanitizer on a GPU; under --emu use --asan")
     grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
                     keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print,
-                    sandbox="off" if args.no_sandbox else args.sandbox, secret_file=args.secret_file,
+                    sandbox=chosen_mode(args), secret_file=args.secret_file,
                     sanitize=False if args.no_sanitize else (True if args.sanitize else None),
                     checks=not args.no_checks)
     report = grader.grade()
@@ -166,11 +167,7 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--keep-outputs", action="store_true", help="keep each case's output file")
     check.add_argument("--require-full", action="store_true", help="exit 1 unless every point is earned")
     check.add_argument("--quiet", action="store_true", help="print only the final table")
-    check.add_argument("--sandbox", choices=MODES, default=None,
-                       help="run each build and case in a sandbox: auto (default, or LABKIT_SANDBOX: the "
-                            "first of bubblewrap, user, landlock that works here; a submission is refused where "
-                            "none does), require, a kind by name, or off (limits alone)")
-    check.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
+    sandbox_arguments(check)
     check.add_argument("--secret-file", type=Path, metavar="FILE",
                        help="the instructor's secret: adds the hidden cases (or LABKIT_SECRET_FILE, LABKIT_SECRET)")
     check.add_argument("--sanitize", action="store_true",

@@ -374,6 +374,19 @@ WHAT_TO_ASK = ("ask the administrators for unprivileged user namespaces (bubblew
                "Landlock, or run the grader as root (it then drops each program to a sandbox user)")
 
 
+def add_arguments(parser) -> None:
+    """--sandbox and --no-sandbox, the same on every command that builds or runs a submission."""
+    parser.add_argument("--sandbox", choices=MODES, default=None,
+                        help="run each build and case in a sandbox: auto (default, or LABKIT_SANDBOX: the "
+                             "first of bubblewrap, user, landlock that works here; a submission is refused where "
+                             "none does), require, a kind by name, or off (limits alone)")
+    parser.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
+
+
+def chosen_mode(args) -> str | None:
+    return "off" if args.no_sandbox else args.sandbox
+
+
 def sandbox_for(mode: str | None = None, *, submission: bool = False) -> Sandbox:
     """The sandbox for a grading run; mode None takes LABKIT_SANDBOX (default auto). Where no
     kind works, a submission (and mode require) is refused: SandboxError says what to ask for."""

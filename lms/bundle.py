@@ -12,6 +12,23 @@ from lms.kit import KIT_ROOT, student_kit_files
 
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed, so the same kit gives the same zip
 
+# The steps each LMS's run script shares (after it has set root, bundle, results and python):
+# the results folder the grader's own, the seal's folder made before any program runs, the
+# runner under an outer time limit, then the seal checked (lms/seal.py).
+GRADE_AND_SEAL = """\
+mkdir -p "$root/results" && chmod go-w "$root/results"
+rm -f "$results"
+seal="$(mktemp -d)/seal"
+status=0
+(cd "$bundle/kit" && exec timeout -k 10 {outer_timeout} "$python" -m lms.runner --format {fmt} \\
+    --bundle "$bundle" --submission "{submission}" --results "$results" --seal "$seal") || status=$?
+(cd "$bundle/kit" && "$python" -m lms.seal --format {fmt} --results "$results" --seal "$seal")
+"""
+
+
+def grade_and_seal(fmt: str, submission: str, outer_timeout: int) -> str:
+    return GRADE_AND_SEAL.format(fmt=fmt, submission=submission, outer_timeout=outer_timeout)
+
 
 @dataclass
 class Bundle:

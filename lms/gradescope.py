@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lms.bundle import Bundle
+from lms.bundle import Bundle, grade_and_seal
 from lms.kit import CONFIG_NAME, KIT_ROOT, check_no_secret, lab_info, read_secret
 
 OUT_DIR = KIT_ROOT / "build" / "gradescope"
@@ -56,15 +56,7 @@ root="${{LABKIT_AUTOGRADER_ROOT:-/autograder}}"
 bundle="$root/source"
 results="$root/results/results.json"
 python="$(cat "$bundle/labkit-python" 2>/dev/null || echo python3)"
-mkdir -p "$root/results" && chmod go-w "$root/results"
-rm -f "$results"
-# The seal's folder (lms/seal.py): made now, the grader's own; no graded program can write it.
-seal="$(mktemp -d)/seal"
-status=0
-(cd "$bundle/kit" && exec timeout -k 10 {outer_timeout} "$python" -m lms.runner --format gradescope \\
-    --bundle "$bundle" --submission "$root/submission" --results "$results" --seal "$seal") || status=$?
-(cd "$bundle/kit" && "$python" -m lms.seal --format gradescope --results "$results" --seal "$seal")
-if ! "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not (isinstance(r, dict) and isinstance(r.get("tests"), list)))' "$results" 2>/dev/null; then
+{grade_and_seal}if ! "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not (isinstance(r, dict) and isinstance(r.get("tests"), list)))' "$results" 2>/dev/null; then
   echo "run_autograder: lms.runner ended with status $status and no valid results.json; writing one that says so"
   cat > "$results" <<JSON
 {{"score": 0.0, "visibility": "visible", "stdout_visibility": "hidden", "tests": [],
@@ -82,7 +74,8 @@ def make(lab_id: str, *, secret_file: Path | None = None, out_dir: Path = OUT_DI
     files = bundle.add_kit("kit")
     check_no_secret(files, secret)
     bundle.add("setup.sh", SETUP_SH.format(lab=info.lab, packages=" ".join(info.packages)), executable=True)
-    bundle.add("run_autograder", RUN_AUTOGRADER.format(lab=info.lab, outer_timeout=info.budget_s + 60),
+    bundle.add("run_autograder", RUN_AUTOGRADER.format(lab=info.lab, grade_and_seal=grade_and_seal(
+        "gradescope", "$root/submission", info.budget_s + 60)),
                executable=True)
     bundle.add(CONFIG_NAME, info.to_json())
     if secret is not None:

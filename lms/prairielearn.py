@@ -18,7 +18,7 @@ import json
 import uuid
 from pathlib import Path
 
-from lms.bundle import Bundle
+from lms.bundle import Bundle, grade_and_seal
 from lms.kit import CONFIG_NAME, KIT_ROOT, LabInfo, check_no_secret, lab_info, read_secret
 
 OUT_DIR = KIT_ROOT / "build" / "prairielearn"
@@ -38,15 +38,7 @@ root="${{LABKIT_GRADE_ROOT:-/grade}}"
 bundle="$root/tests"
 results="$root/results/results.json"
 python="${{LABKIT_PYTHON:-python3}}"
-mkdir -p "$root/results" && chmod go-w "$root/results"
-rm -f "$results"
-# The seal's folder (lms/seal.py): made now, the grader's own; no graded program can write it.
-seal="$(mktemp -d)/seal"
-status=0
-(cd "$bundle/kit" && exec timeout -k 10 {outer_timeout} "$python" -m lms.runner --format prairielearn \\
-    --bundle "$bundle" --submission "$root/student" --results "$results" --seal "$seal") || status=$?
-(cd "$bundle/kit" && "$python" -m lms.seal --format prairielearn --results "$results" --seal "$seal")
-if ! "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not (isinstance(r, dict) and "gradable" in r))' "$results" 2>/dev/null; then
+{grade_and_seal}if ! "$python" -c 'import json, sys; r = json.load(open(sys.argv[1])); sys.exit(not (isinstance(r, dict) and "gradable" in r))' "$results" 2>/dev/null; then
   echo "run: lms.runner ended with status $status and no valid results.json; writing one that says so"
   cat > "$results" <<JSON
 {{"gradable": false, "score": 0.0, "tests": [],
@@ -117,7 +109,8 @@ def make(lab_id: str, *, secret_file: Path | None = None, image: str = DEFAULT_I
     bundle.add(f"{question}/info.json", info_json(info, image))
     bundle.add(f"{question}/question.html", question_html(info))
     bundle.add(f"{question}/tests/run", RUN.format(lab=info.lab, entrypoint=ENTRYPOINT,
-                                                   outer_timeout=info.budget_s + 60), executable=True)
+                                                   grade_and_seal=grade_and_seal("prairielearn", "$root/student",
+                                                                                 info.budget_s + 60)), executable=True)
     bundle.add(f"{question}/tests/{CONFIG_NAME}", info.to_json())
     if secret is not None:
         bundle.add(f"{question}/tests/secret", secret + b"\n")

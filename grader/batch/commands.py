@@ -22,7 +22,8 @@ from grader.batch.local import LocalRunner
 from grader.gpu import gpu_ids
 from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
 from grader.labs import CASE_SELECTIONS, PUBLIC, load_lab
-from grader.sandbox import MODES, SandboxError, sandbox_for
+from grader.sandbox import SandboxError, chosen_mode, sandbox_for
+from grader.sandbox import add_arguments as sandbox_arguments
 from grader.shared_files import exclusive_lock
 
 
@@ -106,7 +107,7 @@ def _grade(args, lab, groups, key, out: Path, pending, gpus) -> int:
               f"{chunk} submissions a task")
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
     plan = Plan(lab.id, args.emu, list(groups), key, str(out), run_id, chunks(pending, chunk),
-                args.keep_builds, "off" if args.no_sandbox else args.sandbox,
+                args.keep_builds, chosen_mode(args),
                 str(args.secret_file.resolve()) if args.secret_file else None, not args.no_checks)
     plan_path = out / "plans" / f"{run_id}.json"
     plan.save(plan_path)
@@ -210,11 +211,7 @@ def add_parsers(sub, fail) -> None:
     batch.add_argument("--keep-builds", action="store_true", help="keep each submission's build folder")
     batch.add_argument("--no-checks", action="store_true",
                        help="as grader check --no-checks: no sanitizers, race detector or random-order pass")
-    batch.add_argument("--sandbox", choices=MODES, default=None,
-                       help="run each program in a sandbox: auto (default, or LABKIT_SANDBOX: the first of "
-                            "bubblewrap, user, landlock that works here; refuse where none does), a kind by "
-                            "name, or off (limits alone)")
-    batch.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
+    sandbox_arguments(batch)
     batch.add_argument("--secret-file", type=Path, metavar="FILE",
                        help="the instructor's secret: adds the hidden cases (or LABKIT_SECRET_FILE, "
                             "LABKIT_SECRET); on Slurm the file must be readable on the nodes")
