@@ -82,6 +82,12 @@ $(EMU_TEST_OUT)/emu_tests: $(EMU_TEST_OBJS) $(EMU_PLAIN_LIB) $(EMU_ASAN_PROGS)
 	$(EMU_CXX) $(EMU_TEST_FLAGS) $(EMU_TEST_OBJS) $(EMU_PLAIN_LIB) -o $@ \
 	    $(GTEST_LIBS) -pthread $(EMU_FIBER_LIBS)
 
+# The same suite on ucontext fibers (the fallback where Boost.Context is missing; the test
+# objects do not depend on the backend), so that every make test covers both.
+GTEST_BINS += $(EMU_TEST_OUT)/emu_tests_ucontext
+$(EMU_TEST_OUT)/emu_tests_ucontext: $(EMU_TEST_OBJS) $(EMU_OUT)/plain-ucontext/libcudaemu.a $(EMU_ASAN_PROGS)
+	$(EMU_CXX) $(EMU_TEST_FLAGS) $(EMU_TEST_OBJS) $(EMU_OUT)/plain-ucontext/libcudaemu.a -o $@ $(GTEST_LIBS) -pthread
+
 $(EMU_TEST_OUT)/obj/%.o: tests/emu/%.cu $(EMU_REWRITER) $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h) \
                          $(wildcard tests/emu/*.h)
 	@mkdir -p $(@D)

@@ -29,7 +29,7 @@ def _adjacent(tokens, i, text):
     if i + 2 >= len(tokens):
         return False
     a, b, c = tokens[i], tokens[i + 1], tokens[i + 2]
-    return a.text == b.text == c.text == text and b.start == a.end and not c.in_directive
+    return a.text == b.text == c.text == text and b.start == a.end
 
 
 def _kernel_start(tokens, first):
