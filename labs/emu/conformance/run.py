@@ -151,7 +151,7 @@ def evaluate(program, roots, work, compiler, cc, timeout):
     executable, log = build(program, folder, root, work, compiler, cc)
     result["build_s"] = round(time.monotonic() - start, 1)
     if executable is None:
-        return dict(result, status="build_failed", detail=first_error(log))
+        return dict(result, status="build_failed", detail=first_error(log.replace(folder + os.sep, "")))
     result["built"] = True
     missing = [name for name in program.get("inputs", []) if not os.path.exists(os.path.join(folder, name))]
     if missing:
