@@ -4,9 +4,10 @@
 EMU_DIR      := labs/emu
 EMU_CXX      ?= g++
 EMU_PYTHON   ?= python3
-EMU_REWRITE   = $(EMU_PYTHON) $(EMU_DIR)/rewriter
 # The drop-in compiler (nvcc's options): the Makefile's EMU=1 build compiles and links with it.
-EMU_NVCC      = EMU_CXX='$(EMU_CXX)' EMU_FIBER=$(EMU_FIBER) $(EMU_PYTHON) $(EMU_DIR)/bin/nvcc-emu
+# Everything built for the emulator (labs, tests, benchmark) goes through it.
+emu_nvcc      = EMU_CXX='$(EMU_CXX)' EMU_FIBER=$(1) $(EMU_PYTHON) $(EMU_DIR)/bin/nvcc-emu
+EMU_NVCC      = $(call emu_nvcc,$(EMU_FIBER))
 # Optimization of emulated code (the student's kernels): EMU_OPT=-O0 for stepping in gdb.
 EMU_OPT      ?= -O2
 EMU_ASAN_FLAGS := -fsanitize=address -fno-omit-frame-pointer
@@ -45,7 +46,7 @@ EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*/*.cpp)
 EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -I$(EMU_DIR)/include -I$(EMU_DIR)/src -Ilabs/common
 EMU_REWRITER      := $(wildcard $(EMU_DIR)/rewriter/*.py)
 # What a program's objects are made from besides their source (the Makefile's EMU rules).
-EMU_BUILD_INPUTS  := $(EMU_REWRITER) $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
+EMU_BUILD_INPUTS  := $(EMU_REWRITER) $(EMU_DIR)/bin/nvcc-emu $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
 
 # The runtime, built plain and with ASan, each with either fiber backend.
 define emu_runtime_rules
@@ -73,33 +74,29 @@ EMU_TEST_OUT     := build/emu/tests
 EMU_TEST_SRCS    := $(wildcard tests/emu/*_test.cu)
 EMU_TEST_OBJS    := $(patsubst tests/emu/%.cu,$(EMU_TEST_OUT)/obj/%.o,$(EMU_TEST_SRCS))
 EMU_ASAN_PROGS   := $(patsubst tests/emu/asan/%.cu,$(EMU_TEST_OUT)/asan/%,$(wildcard tests/emu/asan/*.cu))
-EMU_TEST_FLAGS    = -std=c++17 -O1 -g -pthread -I$(EMU_DIR)/include -Ilabs/common -Wall -Wno-unused-variable \
+EMU_TEST_FLAGS    = -O1 -Ilabs/common -Itests/emu -Xcompiler -Wall,-Wno-unused-variable \
                     -DEMU_TEST_PROGRAMS='"$(abspath $(EMU_TEST_OUT))"' -DEMU_REPO_ROOT='"$(abspath .)"'
 
 GTEST_BINS += $(EMU_TEST_OUT)/emu_tests
 
 $(EMU_TEST_OUT)/emu_tests: $(EMU_TEST_OBJS) $(EMU_PLAIN_LIB) $(EMU_ASAN_PROGS)
-	$(EMU_CXX) $(EMU_TEST_FLAGS) $(EMU_TEST_OBJS) $(EMU_PLAIN_LIB) -o $@ \
-	    $(GTEST_LIBS) -pthread $(EMU_FIBER_LIBS)
+	$(EMU_NVCC) $(EMU_TEST_FLAGS) $(EMU_TEST_OBJS) --emu-runtime=$(EMU_PLAIN_LIB) -o $@ $(GTEST_LIBS)
 
 # The same suite on ucontext fibers (the fallback where Boost.Context is missing; the test
 # objects do not depend on the backend), so that every make test covers both.
 GTEST_BINS += $(EMU_TEST_OUT)/emu_tests_ucontext
 $(EMU_TEST_OUT)/emu_tests_ucontext: $(EMU_TEST_OBJS) $(EMU_OUT)/plain-ucontext/libcudaemu.a $(EMU_ASAN_PROGS)
-	$(EMU_CXX) $(EMU_TEST_FLAGS) $(EMU_TEST_OBJS) $(EMU_OUT)/plain-ucontext/libcudaemu.a -o $@ $(GTEST_LIBS) -pthread
+	$(call emu_nvcc,ucontext) $(EMU_TEST_FLAGS) $(EMU_TEST_OBJS) --emu-runtime=$(EMU_OUT)/plain-ucontext/libcudaemu.a \
+	    -o $@ $(GTEST_LIBS)
 
-$(EMU_TEST_OUT)/obj/%.o: tests/emu/%.cu $(EMU_REWRITER) $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h) \
+$(EMU_TEST_OUT)/obj/%.o: tests/emu/%.cu $(EMU_BUILD_INPUTS) \
                          $(wildcard tests/emu/*.h)
 	@mkdir -p $(@D)
-	$(EMU_REWRITE) $< $@.emu.cpp
-	$(EMU_CXX) $(EMU_TEST_FLAGS) -Itests/emu -c $@.emu.cpp -o $@
+	$(EMU_NVCC) $(EMU_TEST_FLAGS) -c $< -o $@
 
-$(EMU_TEST_OUT)/asan/%: tests/emu/asan/%.cu $(EMU_ASAN_LIB) $(EMU_REWRITER) \
-                        $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
+$(EMU_TEST_OUT)/asan/%: tests/emu/asan/%.cu $(EMU_ASAN_LIB) $(EMU_BUILD_INPUTS)
 	@mkdir -p $(@D)
-	$(EMU_REWRITE) $< $@.emu.cpp
-	$(EMU_CXX) -std=c++17 -O1 -g -pthread -I$(EMU_DIR)/include $(EMU_ASAN_FLAGS) $@.emu.cpp \
-	    $(EMU_ASAN_LIB) -o $@ -pthread $(EMU_FIBER_LIBS) $(EMU_ASAN_FLAGS)
+	$(EMU_NVCC) --asan -O1 $< --emu-runtime=$(EMU_ASAN_LIB) -o $@
 
 # ---- The benchmark (not a test): fiber switch cost, a barrier-heavy kernel, increment at 2^20,
 # a tiled product, each plain and under EMU_RACECHECK=1; then the race detector's cost on the
@@ -116,10 +113,7 @@ emu-bench-fibers: $(EMU_BENCH_OUT)/emu_bench
 	@EMU_SCHEDULE= ./$< --fibers
 
 EMU_BENCH_SRCS := $(wildcard $(EMU_DIR)/bench/*.cu $(EMU_DIR)/bench/*.cpp)
-$(EMU_BENCH_OUT)/emu_bench: $(EMU_BENCH_SRCS) $(EMU_DIR)/bench/bench.h $(EMU_PLAIN_LIB) $(EMU_REWRITER)
-	@mkdir -p $(@D)/obj
-	@for f in $(EMU_BENCH_SRCS); do \
-	    $(EMU_REWRITE) $$f $(@D)/obj/$$(basename $$f).emu.cpp || exit 1; done
-	$(EMU_CXX) -std=c++17 -O2 -g -pthread -I$(EMU_DIR)/include -I$(EMU_DIR)/src -I$(EMU_DIR)/bench $(EMU_FIBER_FLAGS) \
-	    $(patsubst $(EMU_DIR)/bench/%,$(@D)/obj/%.emu.cpp,$(EMU_BENCH_SRCS)) \
-	    $(EMU_PLAIN_LIB) -o $@ -pthread $(EMU_FIBER_LIBS)
+$(EMU_BENCH_OUT)/emu_bench: $(EMU_BENCH_SRCS) $(EMU_DIR)/bench/bench.h $(EMU_PLAIN_LIB) $(EMU_BUILD_INPUTS)
+	@mkdir -p $(@D)
+	$(EMU_NVCC) -O2 -I$(EMU_DIR)/src -I$(EMU_DIR)/bench $(EMU_FIBER_FLAGS) $(EMU_BENCH_SRCS) \
+	    --emu-runtime=$(EMU_PLAIN_LIB) -o $@
