@@ -1,6 +1,7 @@
 // The L2 access-policy API (CUDA 11+): a stream's window of memory whose lines should persist
-// in L2. The emulator has no L2 to steer: it checks the window as the runtime does and keeps it
-// so that cudaStreamGetAttribute returns what was set; timing is unaffected.
+// in L2. The emulator has no L2 to steer (cudaDeviceProp::persistingL2CacheMaxSize is 0): it
+// checks a window as the runtime does and keeps it so that cudaStreamGetAttribute returns
+// what was set; nothing else changes.
 #pragma once
 
 #include <stddef.h>
