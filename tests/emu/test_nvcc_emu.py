@@ -131,6 +131,25 @@ def test_an_error_in_a_local_header_names_the_header_and_its_line(project):
     assert "broken.cuh:3" in result.stderr, result.stderr
 
 
+def test_a_store_through_a_macro_that_ends_in_a_semicolon_compiles(tmp_path):
+    # cuda-samples' dwtHaar1D: `#define INV_SQRT_2 0.7071f;` used as `out[i] = x * INV_SQRT_2;`.
+    write(tmp_path, "macro.cu", """\
+        #include <cstdio>
+        #define HALF 0.5f;
+        __global__ void halve(float *out) { out[threadIdx.x] = threadIdx.x * HALF }
+        int main()
+        {
+            float *out;
+            cudaMallocManaged(&out, 4 * sizeof(float));
+            halve<<<1, 4>>>(out);
+            cudaDeviceSynchronize();
+            printf("%g\\n", out[3]);
+        }
+        """)
+    nvcc(["macro.cu", "-o", "macro"], tmp_path)
+    assert subprocess.run(["./macro"], cwd=tmp_path, capture_output=True, text=True).stdout == "1.5\n"
+
+
 def test_removed_runtime_calls_fail_as_in_cuda_13_and_warn_as_in_cuda_12(tmp_path):
     write(tmp_path, "old.cu", """\
         #include <cstdio>

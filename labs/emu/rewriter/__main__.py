@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from accesses import access_edits  # noqa: E402
+from accesses import access_edits, statement_macros  # noqa: E402
 from inline_asm import inline_ptx_edits  # noqa: E402
 from headers import SearchPath, display_name, has_device_code, include_lines  # noqa: E402
 from kernels import called_kernel_names, registration_edits  # noqa: E402
@@ -44,9 +44,10 @@ def apply_edits(text, edits):
     return "".join(pieces)
 
 
-def rewrite_cuda(text, called_elsewhere=frozenset()):
+def rewrite_cuda(text, called_elsewhere=frozenset(), macros_elsewhere=frozenset()):
     """The file's text with its CUDA rewritten; `called_elsewhere` names kernels of its
-    inlined headers to launch as calls (see kernels.called_kernel_names)."""
+    inlined headers to launch as calls (see kernels.called_kernel_names), `macros_elsewhere`
+    the statement macros of the files around it (accesses.statement_macros)."""
     tokens = tokenize(text)
     in_code = code_depths(tokens)
     edits = launch_edits(text, tokens, called_kernel_names(tokens) | set(called_elsewhere))
@@ -61,7 +62,7 @@ def rewrite_cuda(text, called_elsewhere=frozenset()):
     edits += registration_edits(text, tokens, in_code)
     # Access wrappers are insertions; one inside text another edit replaces is dropped.
     replaced = [(begin, end) for begin, end, _ in edits if end > begin]
-    edits += [edit for edit in access_edits(text, tokens, in_code)
+    edits += [edit for edit in access_edits(text, tokens, in_code, macros_elsewhere)
               if not any(begin < edit[0] < end for begin, end in replaced)]
     return apply_edits(text, edits)
 
@@ -86,12 +87,13 @@ def presumed_position(text, line, name):
     return number, current
 
 
-def rewrite_with_headers(text, path, search, name, stack=()):
+def rewrite_with_headers(text, path, search, name, stack=(), macros=frozenset()):
     """rewrite_cuda, with the local headers that hold device code rewritten in place of their
     #include (headers.py). Returns (text, kernel names to launch as calls)."""
     tokens = tokenize(text)
     here = os.path.dirname(os.path.abspath(path))
     replacements, called = {}, set()
+    macros = set(macros) | statement_macros(text)
     for line, kind, included in include_lines(tokens, text):
         header = search.resolve(included, kind, here)
         if header is None:
@@ -103,7 +105,8 @@ def rewrite_with_headers(text, path, search, name, stack=()):
                 replacements[line] = '#include "' + header.replace("\\", "\\\\").replace('"', '\\"') + '"'
             continue
         try:
-            body, names = rewrite_with_headers(header_text, header, search, display_name(header), stack + (header,))
+            body, names = rewrite_with_headers(header_text, header, search, display_name(header), stack + (header,),
+                                               macros)
         except (LexError, LaunchError, SharedError) as error:
             if not hasattr(error, "source"):
                 error.source = display_name(header)
@@ -122,7 +125,7 @@ def rewrite_with_headers(text, path, search, name, stack=()):
         number, current = presumed_position(text, line + 1, name)
         replacements[line] = block + line_directive_at(number, current).rstrip("\n")
     called |= called_kernel_names(tokens)
-    body = rewrite_cuda(text, called)
+    body = rewrite_cuda(text, called, macros)
     if replacements:
         lines = body.split("\n")
         for line, replacement in replacements.items():

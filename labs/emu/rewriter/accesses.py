@@ -17,6 +17,7 @@ whose address is taken (`&tile[i]`, atomics), member accesses (`s[i].x`), partia
 (`tile[i]` of a 2D array), sizeof/decltype, and stores through `*p` or `p->x`.
 """
 
+import re
 from dataclasses import dataclass
 
 from scopes import matching
@@ -173,12 +174,21 @@ def _use_kind(tokens, i, after):
     return "Read"
 
 
-def _assignment_end(tokens, op):
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^)]*\))?(.*)$", re.M)
+
+
+def statement_macros(text):
+    """Names of the file's macros whose text holds a `;` (`#define INV_SQRT_2 0.7071f;`): a
+    store that uses one is left unwrapped, since `(x = y * INV_SQRT_2)` would not compile."""
+    return {match.group(1) for match in _DEFINE.finditer(text) if ";" in match.group(3)}
+
+
+def _assignment_end(tokens, op, unsafe_macros=frozenset()):
     """Index of the last token of the value assigned at tokens[op]; None when unclear."""
     depth, j, angle_seen, conditionals = 0, op + 1, False, 0
     while j < len(tokens):
         text = tokens[j].text
-        if tokens[j].in_directive:
+        if tokens[j].in_directive or text in unsafe_macros:
             return None
         if depth == 0 and text == "?":
             conditionals += 1
@@ -203,8 +213,10 @@ def _assignment_end(tokens, op):
     return None
 
 
-def access_edits(text, tokens, in_code):
-    """Insertions (offset, offset, text) that wrap the watched accesses of device code."""
+def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
+    """Insertions (offset, offset, text) that wrap the watched accesses of device code;
+    `unsafe_macros`: statement_macros() of the files included with this one."""
+    unsafe_macros = set(unsafe_macros) | statement_macros(text)
     shared = _shared_variables(tokens, in_code)
     # (offset, order, text): at one offset, the outer expression opens first and the inner
     # one closes first, so the wrappers nest.
@@ -249,7 +261,7 @@ def access_edits(text, tokens, in_code):
                 op += 1
             if op >= len(tokens) or tokens[op].text != "=":
                 continue
-            last = _assignment_end(tokens, op)
+            last = _assignment_end(tokens, op, unsafe_macros)
             if last is None or last <= op:
                 continue
             wrap(i, last, "::cudaemu::global_written((", f'), CUDAEMU_SITE("{name}"))')
