@@ -12,9 +12,7 @@ EMU_NVCC      = $(call emu_nvcc,$(EMU_FIBER))
 EMU_OPT      ?= -O2
 EMU_ASAN_FLAGS := -fsanitize=address -fno-omit-frame-pointer
 EMU_SAN       = $(if $(ASAN),$(EMU_ASAN_FLAGS))
-# -fstack-clash-protection makes a kernel whose locals outgrow its fiber's stack touch the
-# guard page (and get a clear message) instead of writing over a neighbouring stack.
-EMU_CXXFLAGS  = -std=c++17 $(EMU_OPT) -g -pthread -fstack-clash-protection -I$(EMU_DIR)/include $(EMU_SAN)
+# The flags emulated code is compiled with are nvcc-emu's (emulated_code_flags there).
 # Where the runtime is built: labs/emu/bin/nvcc-emu names a cache folder when the kit is not
 # writable.
 EMU_OUT      ?= build/emu
