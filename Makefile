@@ -90,10 +90,12 @@ DEFINES   ?=
 ALL_NVCCFLAGS = -std=c++17 $(ARCH_FLAGS) $(NVCCFLAGS) $(DEFINES) -Xcompiler -Wall -Ilabs/common $(LAB_INCLUDE)
 
 # Goals that build without nvcc (plain C or host C++); emu.mk and labs/<lab>/lab.mk add theirs.
-HOST_GOALS := emu-bench
+HOST_GOALS := emu-bench emu-bench-fibers emu-runtime
 LMS_GOALS  := gradescope prairielearn github-classroom  # grading in an LMS: see the end of this file
 include labs/emu/emu.mk
-ALL_EMUFLAGS = $(EMU_CXXFLAGS) $(DEFINES) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
+# The emulator build goes through the drop-in compiler (labs/emu/bin/nvcc-emu), the one place
+# that knows how to compile for the emulator; the runtime is emu.mk's (EMU_LIB).
+ALL_EMUFLAGS = $(EMU_OPT) $(if $(ASAN),--asan) $(DEFINES) -Ilabs/common $(LAB_INCLUDE) -DLABKIT_EMU=1
 
 # Per-lab build settings from each lab.toml's [build] table (LAB_<lab>_NVCCFLAGS, _LDLIBS, ...).
 build/labs.mk: $(wildcard labs/*/lab.toml) grader/makefrag.py
@@ -119,10 +121,9 @@ ifeq ($(EMU),)
 else
   define compile_cuda
 	@mkdir -p $(@D)
-	@$(EMU_REWRITE) $< $@.emu.cpp
-	$(EMU_CXX) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) -c $@.emu.cpp -o $@
+	$(EMU_NVCC) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) -c $< -o $@
   endef
-  LINK = $(EMU_CXX) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) $(filter %.o,$^) $(EMU_LIB) -o $@ $(EMU_LDFLAGS) $(EXTRA_EMU_LDLIBS)
+  LINK = $(EMU_NVCC) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) $(filter %.o,$^) --emu-runtime=$(EMU_LIB) -o $@ $(EXTRA_EMU_LDLIBS)
   TOOLCHAIN := $(EMU_CXX)
   # A change to the rewriter or the emulator's headers changes what every object is made of.
   EMU_OBJ_DEPS := $(EMU_BUILD_INPUTS)
@@ -293,6 +294,6 @@ help:
 	@echo "  NVCC, CUDA_PATH, NVCCFLAGS   the CUDA compiler, its install folder, its flags (GPU build only)"
 	@echo "  EMU_OPT=-O0              the emulator's optimization of your kernels (EMU=1 only)"
 	@echo "  GRADER_ARGS='...'        extra options for the grader (python3 -m grader check --help)"
-	@echo "Labs' own targets (labs/<lab>/lab.mk): $(filter-out emu-bench,$(HOST_GOALS))"
+	@echo "Labs' own targets (labs/<lab>/lab.mk): $(filter-out emu-bench emu-bench-fibers emu-runtime,$(HOST_GOALS))"
 	@echo "Emulator benchmark: make emu-bench"
 	@echo "Now: ARCH=$(or $(ARCH),default) NVCC=$(NVCC) BUILD=$(BUILD)"

@@ -39,5 +39,5 @@ echo "== apsp's reference through the whole grader on this node"
 time python3 -m grader check apsp --solution --gpu --quiet | tail -12
 echo "exit status ${PIPESTATUS[0]}"
 echo "== the same with a library the kit links faked missing"
-MAKEFLAGS='EMU_LDFLAGS=-pthread\ -lnot_installed_labkit' python3 -m grader check apsp --solution --gpu --quiet | tail -4
+MAKEFLAGS='EXTRA_EMU_LDLIBS=-lnot_installed_labkit' python3 -m grader check apsp --solution --gpu --quiet | tail -4
 echo "exit status ${PIPESTATUS[0]}"

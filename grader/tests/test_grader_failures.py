@@ -3,7 +3,7 @@ faked, on each path (check, batch, each LMS bundle). The case is IE (not graded)
 says what to fix, the command exits non-zero, and once the fault is gone the same command grades.
 
 Faults, as a machine would have them: a library the kit links missing (MAKEFLAGS overrides
-make's EMU_LDFLAGS for the harness's link check, never for the student's build), the compiler
+make's EXTRA_EMU_LDLIBS for the harness's link check, never for the student's build), the compiler
 missing (EMU_CXX), a sandbox asked for that cannot run, a case file that does not match its
 SHA-256."""
 
@@ -26,7 +26,7 @@ from grader.verdict import IE
 
 pytestmark = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
 
-MISSING_LIBRARY = {"MAKEFLAGS": r"EMU_LDFLAGS=-pthread\ -lnot_installed_labkit"}
+MISSING_LIBRARY = {"MAKEFLAGS": "EXTRA_EMU_LDLIBS=-lnot_installed_labkit"}
 MISSING_COMPILER = {"MAKEFLAGS": "EMU_CXX=/nonexistent/g++"}
 NO_SANDBOX = {"LABKIT_SANDBOX": "landlock", "LABKIT_LANDLOCK": "off"}
 

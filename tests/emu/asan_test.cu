@@ -53,3 +53,8 @@ TEST(AddressSanitizer, ThreadsOwnLocalsOnTheFakeStackAreNoRace)
     EXPECT_EQ(0, run.status) << run.output;
     EXPECT_NE(std::string::npos, run.output.find("finished without a report")) << run.output;
 }
+
+TEST(AddressSanitizer, CatchesAReadPastAnArrayOfHalf2)
+{
+    expect_report("half_overflow", "heap-buffer-overflow");
+}

@@ -3,19 +3,28 @@
 // machine that other work shares.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <thread>
 
 #include "bench.h"
 
-int main()
+int main(int argc, char **argv)
 {
-    printf("CUDA emulator benchmark: %u hardware threads (EMU_THREADS overrides)\n",
-           std::thread::hardware_concurrency());
+    // --fibers: the fiber switch and the barrier-heavy kernels only (emu.mk runs the ucontext
+    // build so, to show what the fallback costs).
+    const bool fibers_only = argc > 1 && strcmp(argv[1], "--fibers") == 0;
+    if (!fibers_only)
+        printf("CUDA emulator benchmark: %u hardware threads (EMU_THREADS overrides)\n",
+               std::thread::hardware_concurrency());
+#if CUDAEMU_FIBER_UCONTEXT
+    printf("fiber context switch (ucontext swapcontext: no Boost.Context): %.1f ns\n", fiber_switch_ns(2000000));
+#else
     printf("fiber context switch (Boost.Context fcontext): %.1f ns\n", fiber_switch_ns(20000000));
+#endif
 
     // Each kernel plain, then under the race detector (EMU_RACECHECK=1, read at each launch),
     // then with the profile (EMU_PROFILE, written to /dev/null at exit).
-    for (int mode = 0; mode < 3; ++mode) {
+    for (int mode = 0; mode < (fibers_only ? 1 : 3); ++mode) {
         if (mode == 1) {
             setenv("EMU_RACECHECK", "1", 1);
             printf("--- the same under EMU_RACECHECK=1 (the race detector)\n");
@@ -33,6 +42,7 @@ int main()
         Timing many = time_barrier_heavy_ms(256, 1024, rounds);
         printf("256 blocks x 1024 threads, %d barriers each: %.1f ms wall, %.1f ms CPU\n", rounds, many.wall_ms,
                many.cpu_ms);
+        if (fibers_only) break;
         Timing increment = time_increment_ms(1 << 20, 256);
         printf("increment kernel, N = 2^20, 256 threads a block: %.2f ms wall, %.2f ms CPU (%.1f ns CPU per "
                "thread)\n",

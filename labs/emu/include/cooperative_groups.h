@@ -80,10 +80,23 @@ public:
         return Size == 32 ? bits : bits << (lane & ~(Size - 1));
     }
     void sync() const { __syncwarp(mask()); }
-    template <class T> T shfl(T var, int src_rank) const { return __shfl_sync(mask(), var, src_rank, Size); }
-    template <class T> T shfl_down(T var, unsigned int delta) const { return __shfl_down_sync(mask(), var, delta, Size); }
-    template <class T> T shfl_up(T var, unsigned int delta) const { return __shfl_up_sync(mask(), var, delta, Size); }
-    template <class T> T shfl_xor(T var, int lane_mask) const { return __shfl_xor_sync(mask(), var, lane_mask, Size); }
+    // Any trivially copyable type, as in CUDA (cudaemu::shuffle_pieces splits one over 8 bytes).
+    template <class T> T shfl(T var, int src_rank) const
+    {
+        return cudaemu::shuffle_pieces(var, [&](auto piece) { return __shfl_sync(mask(), piece, src_rank, Size); });
+    }
+    template <class T> T shfl_down(T var, unsigned int delta) const
+    {
+        return cudaemu::shuffle_pieces(var, [&](auto piece) { return __shfl_down_sync(mask(), piece, delta, Size); });
+    }
+    template <class T> T shfl_up(T var, unsigned int delta) const
+    {
+        return cudaemu::shuffle_pieces(var, [&](auto piece) { return __shfl_up_sync(mask(), piece, delta, Size); });
+    }
+    template <class T> T shfl_xor(T var, int lane_mask) const
+    {
+        return cudaemu::shuffle_pieces(var, [&](auto piece) { return __shfl_xor_sync(mask(), piece, lane_mask, Size); });
+    }
     int any(int predicate) const { return __any_sync(mask(), predicate); }
     int all(int predicate) const { return __all_sync(mask(), predicate); }
     unsigned int ballot(int predicate) const

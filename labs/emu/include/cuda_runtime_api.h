@@ -136,4 +136,5 @@ cudaError_t cudaProfilerStop(void);
 
 }  // extern "C"
 
+#include "cuda_emu/access_policy.h"
 #include "cuda_emu/removed_api.h"

@@ -28,6 +28,7 @@ function declares itself (`float acc[4][4];`, registers on a GPU) are left alone
 declarations (`int a[2];`, after a type name).
 """
 
+import re
 from dataclasses import dataclass
 
 from scopes import matching
@@ -189,12 +190,21 @@ def _use_kind(tokens, i, after):
     return "Read"
 
 
-def _assignment_end(tokens, op):
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^)]*\))?(.*)$", re.M)
+
+
+def statement_macros(text):
+    """Names of the file's macros whose text holds a `;` (`#define INV_SQRT_2 0.7071f;`): a
+    store that uses one is left unwrapped, since `(x = y * INV_SQRT_2)` would not compile."""
+    return {match.group(1) for match in _DEFINE.finditer(text) if ";" in match.group(3)}
+
+
+def _assignment_end(tokens, op, unsafe_macros=frozenset()):
     """Index of the last token of the value assigned at tokens[op]; None when unclear."""
     depth, j, angle_seen, conditionals = 0, op + 1, False, 0
     while j < len(tokens):
         text = tokens[j].text
-        if tokens[j].in_directive:
+        if tokens[j].in_directive or text in unsafe_macros:
             return None
         if depth == 0 and text == "?":
             conditionals += 1
@@ -428,8 +438,10 @@ def _wrap_cast_access(tokens, i, cast, wrap, skip):
     wrap(first, last, "::cudaemu::global_read(", f", {site})")
 
 
-def access_edits(text, tokens, in_code):
-    """Insertions (offset, offset, text) that wrap the watched accesses of device code."""
+def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
+    """Insertions (offset, offset, text) that wrap the watched accesses of device code;
+    `unsafe_macros`: statement_macros() of the files included with this one."""
+    unsafe_macros = set(unsafe_macros) | statement_macros(text)
     shared = _shared_variables(tokens, in_code)
     # (offset, order, text): at one offset, the outer expression opens first and the inner
     # one closes first, so the wrappers nest.
@@ -492,7 +504,7 @@ def access_edits(text, tokens, in_code):
                 continue
             if tokens[i - 1].text not in STORE_STARTS:
                 continue
-            last = _assignment_end(tokens, op)
+            last = _assignment_end(tokens, op, unsafe_macros)
             if last is None or last <= op:
                 continue
             wrapper = "global_written" if kind == "Write" else "global_updated"

@@ -24,11 +24,12 @@ class LaunchError(Exception):
 
 
 def _adjacent(tokens, i, text):
-    """True when tokens[i:i+3] are three `text` characters with nothing between them."""
+    """True when tokens[i:i+3] are three `text` characters with nothing between them, or
+    spelled `<< <` and `>> >` (the C++03 way around `>>`, which nvcc accepts too)."""
     if i + 2 >= len(tokens):
         return False
     a, b, c = tokens[i], tokens[i + 1], tokens[i + 2]
-    return (a.text == b.text == c.text == text and b.start == a.end and c.start == b.end)
+    return a.text == b.text == c.text == text and b.start == a.end
 
 
 def _kernel_start(tokens, first):

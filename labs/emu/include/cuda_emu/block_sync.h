@@ -43,6 +43,25 @@ inline T from_bits(unsigned long long bits)
     std::memcpy(&value, &bits, sizeof(T));
     return value;
 }
+// Cooperative groups' shuffles (tile.shfl and kin) take any trivially copyable type, as CUDA's
+// do: a larger one moves 8 bytes at a time, each piece a shuffle of its own by every lane.
+// `one` shuffles one unsigned long long.
+template <class T, class Shuffle>
+inline T shuffle_pieces(T var, Shuffle one)
+{
+    static_assert(std::is_trivially_copyable<T>::value, "cooperative groups shuffle trivially copyable types");
+    if constexpr (sizeof(T) <= sizeof(unsigned long long)) {
+        return one(var);
+    } else {
+        constexpr std::size_t pieces = (sizeof(T) + 7) / 8;
+        unsigned long long bits[pieces] = {};
+        std::memcpy(bits, &var, sizeof(T));
+        for (std::size_t i = 0; i < pieces; ++i) bits[i] = one(bits[i]);
+        T value;
+        std::memcpy(&value, bits, sizeof(T));
+        return value;
+    }
+}
 }  // namespace cudaemu
 
 inline void __syncthreads() { cudaemu::sync_threads(); }

@@ -224,3 +224,4 @@ inline unsigned int __vibmax_s16x2(unsigned int a, unsigned int b, bool *hi, boo
 inline unsigned int __vibmax_u16x2(unsigned int a, unsigned int b, bool *hi, bool *lo) { return cudaemu::halfword_select<unsigned short, true>(a, b, hi, lo); }
 inline unsigned int __vibmin_s16x2(unsigned int a, unsigned int b, bool *hi, bool *lo) { return cudaemu::halfword_select<short, false>(a, b, hi, lo); }
 inline unsigned int __vibmin_u16x2(unsigned int a, unsigned int b, bool *hi, bool *lo) { return cudaemu::halfword_select<unsigned short, false>(a, b, hi, lo); }
+#include "cuda_emu/directed_rounding.h"

@@ -14,13 +14,41 @@
 #define CUDAEMU_REMOVED(name, replacement) \
     cudaError_t name(...) __attribute__((error(#name " was removed from CUDA (nvcc 13 does not declare it); use " replacement)))
 
+#if CUDAEMU_CUDA12_API
+// nvcc-emu --cuda-version=12: CUDA 12 still declared the cudaThread* calls, deprecated, and
+// ran them as their cudaDevice* replacements; so here, with g++'s deprecation warning.
+#define CUDAEMU_DEPRECATED(replacement) \
+    __attribute__((deprecated("removed in CUDA 13 (CUDA 12 accepted it, deprecated); use " replacement)))
+CUDAEMU_DEPRECATED("cudaDeviceSynchronize") inline cudaError_t cudaThreadSynchronize(void) { return cudaDeviceSynchronize(); }
+CUDAEMU_DEPRECATED("cudaDeviceReset") inline cudaError_t cudaThreadExit(void) { return cudaDeviceReset(); }
+CUDAEMU_DEPRECATED("cudaDeviceSetLimit") inline cudaError_t cudaThreadSetLimit(enum cudaLimit limit, size_t value)
+{
+    return cudaDeviceSetLimit(limit, value);
+}
+CUDAEMU_DEPRECATED("cudaDeviceGetLimit") inline cudaError_t cudaThreadGetLimit(size_t *value, enum cudaLimit limit)
+{
+    return cudaDeviceGetLimit(value, limit);
+}
+CUDAEMU_DEPRECATED("cudaDeviceSetCacheConfig") inline cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache config)
+{
+    return cudaDeviceSetCacheConfig(config);
+}
+CUDAEMU_DEPRECATED("cudaDeviceGetCacheConfig") inline cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *config)
+{
+    return cudaDeviceGetCacheConfig(config);
+}
+#undef CUDAEMU_DEPRECATED
+#endif
+
 extern "C" {
+#if !CUDAEMU_CUDA12_API
 CUDAEMU_REMOVED(cudaThreadSynchronize, "cudaDeviceSynchronize");
 CUDAEMU_REMOVED(cudaThreadExit, "cudaDeviceReset");
 CUDAEMU_REMOVED(cudaThreadSetLimit, "cudaDeviceSetLimit");
 CUDAEMU_REMOVED(cudaThreadGetLimit, "cudaDeviceGetLimit");
 CUDAEMU_REMOVED(cudaThreadSetCacheConfig, "cudaDeviceSetCacheConfig");
 CUDAEMU_REMOVED(cudaThreadGetCacheConfig, "cudaDeviceGetCacheConfig");
+#endif
 CUDAEMU_REMOVED(cudaConfigureCall, "kernel<<<...>>>(...) or cudaLaunchKernel");
 CUDAEMU_REMOVED(cudaSetupArgument, "kernel<<<...>>>(...) or cudaLaunchKernel");
 CUDAEMU_REMOVED(cudaLaunch, "kernel<<<...>>>(...) or cudaLaunchKernel");

@@ -9,4 +9,8 @@ namespace cudaemu {
 cudaError_t fail(cudaError_t error, const char *format, ...) __attribute__((format(printf, 2, 3)));
 // Records the error without a message (for errors the program expects, like a query's).
 cudaError_t record_error(cudaError_t error);
+// An error that, as on a GPU, every later synchronizing call returns (a device-side assert
+// leaves the context unusable): set once, by the kernel that failed.
+void set_sticky_error(cudaError_t error);
+cudaError_t sticky_error();
 }  // namespace cudaemu

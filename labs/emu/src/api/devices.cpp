@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -36,6 +37,34 @@ std::size_t physical_memory_bytes()
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? (std::size_t)pages * (std::size_t)page : (std::size_t)8 << 30;
+}
+
+// An H100's texture and surface limits, which deviceQuery prints.
+void set_texture_limits(cudaDeviceProp &prop)
+{
+    auto set = [](int *field, std::initializer_list<int> values) {
+        for (int value : values) *field++ = value;
+    };
+    prop.maxTexture1D = 131072;
+    prop.maxTexture1DMipmap = 32768;
+    prop.maxTexture1DLinear = 268435456;
+    set(prop.maxTexture2D, {131072, 65536});
+    set(prop.maxTexture2DMipmap, {32768, 32768});
+    set(prop.maxTexture2DLinear, {131072, 65000, 2097120});
+    set(prop.maxTexture2DGather, {32768, 32768});
+    set(prop.maxTexture3D, {16384, 16384, 16384});
+    set(prop.maxTexture3DAlt, {8192, 8192, 32768});
+    prop.maxTextureCubemap = 32768;
+    set(prop.maxTexture1DLayered, {32768, 2048});
+    set(prop.maxTexture2DLayered, {32768, 32768, 2048});
+    set(prop.maxTextureCubemapLayered, {32768, 2046});
+    prop.maxSurface1D = 32768;
+    set(prop.maxSurface2D, {131072, 65536});
+    set(prop.maxSurface3D, {16384, 16384, 16384});
+    set(prop.maxSurface1DLayered, {32768, 2048});
+    set(prop.maxSurface2DLayered, {32768, 32768, 2048});
+    prop.maxSurfaceCubemap = 32768;
+    set(prop.maxSurfaceCubemapLayered, {32768, 2046});
 }
 
 }  // namespace
@@ -72,6 +101,7 @@ cudaDeviceProp device_properties(int device)
     prop.minor = kComputeMinor;
     prop.textureAlignment = 512;
     prop.texturePitchAlignment = 32;
+    set_texture_limits(prop);
     prop.deviceOverlap = 1;
     prop.multiProcessorCount = kMultiprocessorCount;
     prop.integrated = 1;  // device memory is host memory
@@ -85,6 +115,10 @@ cudaDeviceProp device_properties(int device)
     prop.memoryClockRate = 1000000;  // kHz; nominal
     prop.memoryBusWidth = 64;
     prop.l2CacheSize = 4 << 20;
+    // No L2 keeps lines for a stream here: 0, so programs that check (simpleAttributes) skip
+    // their persistence demo, as on a GPU without it; a window set anyway is accepted.
+    prop.persistingL2CacheMaxSize = 0;
+    prop.accessPolicyMaxWindowSize = 128 << 20;
     prop.maxThreadsPerMultiProcessor = kMaxThreadsPerMultiprocessor;
     prop.streamPrioritiesSupported = 1;
     prop.globalL1CacheSupported = 1;
@@ -161,7 +195,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 cudaError_t cudaDeviceSynchronize(void)
 {
     DeviceWork wait_for_others(current_device());
-    return cudaSuccess;
+    return record_error(sticky_error());
 }
 
 cudaError_t cudaDeviceReset(void)

@@ -1,4 +1,5 @@
 // Error names and strings (CUDA 13's own, in error_table.inc) and the last-error state.
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 
@@ -25,7 +26,16 @@ const ErrorText *find(cudaError_t error)
 
 // Per CPU thread, as in CUDA 12 and later.
 thread_local cudaError_t tls_last_error = cudaSuccess;
+std::atomic<int> sticky{cudaSuccess};
 }  // namespace
+
+void set_sticky_error(cudaError_t error)
+{
+    int none = cudaSuccess;
+    sticky.compare_exchange_strong(none, (int)error);
+}
+
+cudaError_t sticky_error() { return (cudaError_t)sticky.load(std::memory_order_relaxed); }
 
 cudaError_t record_error(cudaError_t error)
 {
@@ -50,12 +60,17 @@ extern "C" {
 
 cudaError_t cudaGetLastError(void)
 {
+    if (cudaError_t sticky = cudaemu::sticky_error()) return sticky;
     cudaError_t error = cudaemu::tls_last_error;
     cudaemu::tls_last_error = cudaSuccess;
     return error;
 }
 
-cudaError_t cudaPeekAtLastError(void) { return cudaemu::tls_last_error; }
+cudaError_t cudaPeekAtLastError(void)
+{
+    if (cudaError_t sticky = cudaemu::sticky_error()) return sticky;
+    return cudaemu::tls_last_error;
+}
 
 const char *cudaGetErrorString(cudaError_t error)
 {

@@ -125,6 +125,7 @@ extern "C" {
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
+    if (cudaError_t sticky = sticky_error()) return record_error(sticky);
     return copy("cudaMemcpy", dst, src, count, kind);
 }
 

@@ -2,6 +2,7 @@
 // host can ask, and an event records the host's clock when cudaEventRecord is called: the
 // time between two events is the emulator's wall-clock time for the work between them.
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -13,6 +14,7 @@ struct CUstream_st {
     unsigned int flags;
     int priority;
     int device;
+    cudaAccessPolicyWindow access_policy;  // what cudaStreamSetAttribute set (no L2 to steer)
 };
 
 struct CUevent_st {
@@ -24,6 +26,7 @@ struct CUevent_st {
 namespace cudaemu {
 namespace {
 std::mutex handles_mutex;
+cudaAccessPolicyWindow default_stream_policy;  // the access policy of the default stream
 // Never destroyed, like the memory registry: streams and events the program did not destroy
 // stay reachable at exit rather than showing up as leaks under AddressSanitizer.
 std::set<const void *> &live_handles()
@@ -73,7 +76,7 @@ extern "C" {
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority)
 {
     if (!pStream) return fail(cudaErrorInvalidValue, "cudaStreamCreate(NULL): pass the address of a cudaStream_t");
-    *pStream = new CUstream_st{flags, priority, current_device()};
+    *pStream = new CUstream_st{flags, priority, current_device(), {}};
     add_handle(*pStream);
     return cudaSuccess;
 }
@@ -94,7 +97,60 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return check_stream(stream, "cudaStreamSynchronize"); }
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, const cudaStreamAttrValue *value)
+{
+    if (cudaError_t error = check_stream(stream, "cudaStreamSetAttribute")) return error;
+    if (!value) return fail(cudaErrorInvalidValue, "cudaStreamSetAttribute(..., NULL): pass the value to set");
+    if (attr == cudaStreamAttributeAccessPolicyWindow) {
+        const cudaAccessPolicyWindow &window = value->accessPolicyWindow;
+        cudaDeviceProp prop;
+        cudaGetDeviceProperties(&prop, current_device());
+        if (window.hitRatio < 0.f || window.hitRatio > 1.f)
+            return fail(cudaErrorInvalidValue, "cudaStreamSetAttribute: accessPolicyWindow.hitRatio %g is not between "
+                        "0 and 1", window.hitRatio);
+        if (window.num_bytes > (size_t)prop.accessPolicyMaxWindowSize)
+            return fail(cudaErrorInvalidValue, "cudaStreamSetAttribute: accessPolicyWindow.num_bytes %zu is over "
+                        "cudaDeviceProp::accessPolicyMaxWindowSize (%d)", window.num_bytes,
+                        prop.accessPolicyMaxWindowSize);
+        (stream && is_live(stream) ? stream->access_policy : default_stream_policy) = window;
+        return cudaSuccess;
+    }
+    if (attr == cudaStreamAttributePriority) {
+        if (stream && is_live(stream)) stream->priority = value->priority;
+        return cudaSuccess;
+    }
+    if (attr == cudaStreamAttributeSynchronizationPolicy) return cudaSuccess;  // work is done when issued
+    return fail(cudaErrorInvalidValue, "cudaStreamSetAttribute: %d is not a stream attribute", (int)attr);
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attr, cudaStreamAttrValue *value_out)
+{
+    if (cudaError_t error = check_stream(stream, "cudaStreamGetAttribute")) return error;
+    if (!value_out) return fail(cudaErrorInvalidValue, "cudaStreamGetAttribute(..., NULL): pass where to store it");
+    std::memset(value_out, 0, sizeof *value_out);
+    const bool own = stream && is_live(stream);
+    if (attr == cudaStreamAttributeAccessPolicyWindow) {
+        value_out->accessPolicyWindow = own ? stream->access_policy : default_stream_policy;
+        return cudaSuccess;
+    }
+    if (attr == cudaStreamAttributePriority) {
+        value_out->priority = own ? stream->priority : 0;
+        return cudaSuccess;
+    }
+    if (attr == cudaStreamAttributeSynchronizationPolicy) {
+        value_out->syncPolicy = cudaSyncPolicyAuto;
+        return cudaSuccess;
+    }
+    return fail(cudaErrorInvalidValue, "cudaStreamGetAttribute: %d is not a stream attribute", (int)attr);
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    if (cudaError_t sticky = sticky_error()) return record_error(sticky);
+    return check_stream(stream, "cudaStreamSynchronize");
+}
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return check_stream(stream, "cudaStreamQuery"); }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int)

@@ -191,6 +191,13 @@ void BlockRunner::fiber_main()
     }
 }
 
+void BlockRunner::exit_running_thread()
+{
+    thread_returned(*running_);
+    transfer(current_fiber_, true, pick_next());
+    __builtin_unreachable();
+}
+
 CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
 {
     thread.state = State::Exited;

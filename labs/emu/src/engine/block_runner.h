@@ -61,6 +61,9 @@ public:
     const GridRun *grid() const { return grid_; }
     // For crash reports: the thread running now, and whether its stack overflowed.
     bool current_thread_index(uint3 *thread_index) const;
+    // Ends the running CUDA thread where it is, as a failed device-side assert does on a GPU
+    // (its stack is dropped, not unwound); the block goes on with its other threads.
+    [[noreturn]] void exit_running_thread();
     bool stack_overflowed(const void *fault_address, const void *stack_pointer) const;
 
 private:

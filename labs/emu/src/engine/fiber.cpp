@@ -11,7 +11,9 @@
 #include "reports/diagnostics.h"
 
 namespace cudaemu {
+#if !CUDAEMU_FIBER_UCONTEXT
 namespace fctx = boost::context::detail;
+#endif
 
 namespace {
 std::size_t page_bytes()
@@ -24,10 +26,17 @@ std::size_t page_bytes()
 
 thread_local void (*Fiber::starting_entry_)() = nullptr;
 
+#if CUDAEMU_FIBER_UCONTEXT
+void fiber_trampoline()
+{
+    void (*entry)() = Fiber::starting_entry_;
+    Fiber::arrive(nullptr);
+#else
 void fiber_trampoline(fctx::transfer_t transfer)
 {
     void (*entry)() = Fiber::starting_entry_;
     Fiber::arrive(transfer, nullptr);
+#endif
     entry();
     fatal("internal error: a fiber's entry function returned; please report this with the program that did it");
 }
@@ -84,7 +93,15 @@ Fiber::~Fiber()
 void Fiber::reset(void (*entry)())
 {
     entry_ = entry;
+#if CUDAEMU_FIBER_UCONTEXT
+    getcontext(&ucontext_);
+    ucontext_.uc_stack.ss_sp = usable_low_;
+    ucontext_.uc_stack.ss_size = usable_bytes_;
+    ucontext_.uc_link = nullptr;
+    makecontext(&ucontext_, &fiber_trampoline, 0);
+#else
     context_ = fctx::make_fcontext(usable_low_ + usable_bytes_, usable_bytes_, &fiber_trampoline);
+#endif
 }
 
 bool Fiber::overflowed(const void *address, const void *stack_pointer) const

@@ -1,17 +1,27 @@
 // Fibers: stacks the emulator switches between, one per CUDA thread that is waiting at a
-// barrier. Switching is Boost.Context's fcontext (about 5 ns; ucontext's swapcontext makes a
-// system call and costs about 200 ns). Under AddressSanitizer every switch is announced to it
-// (__sanitizer_start/finish_switch_fiber) so that it follows the current stack.
+// barrier. Switching is Boost.Context's fcontext (about 5 ns), or, where Boost.Context is not
+// installed (emu.mk probes for it; CUDAEMU_FIBER_UCONTEXT=1), the C library's ucontext, whose
+// swapcontext saves the signal mask with a system call (make emu-bench shows the cost). Under
+// AddressSanitizer every switch is announced to it (__sanitizer_start/finish_switch_fiber) so
+// that it follows the current stack.
 #pragma once
 
+#if CUDAEMU_FIBER_UCONTEXT
+#include <ucontext.h>
+#else
 #include <boost/context/detail/fcontext.hpp>
+#endif
 #include <cstddef>
 
 #include "engine/asan.h"
 
 namespace cudaemu {
 
+#if CUDAEMU_FIBER_UCONTEXT
+void fiber_trampoline();
+#else
 void fiber_trampoline(boost::context::detail::transfer_t transfer);
+#endif
 
 class Fiber {
 public:
@@ -30,7 +40,11 @@ public:
     // Asks the cache for the top of the stack as the fiber left it (a switch to it reads it).
     void prefetch() const
     {
+#if CUDAEMU_FIBER_UCONTEXT
+        const char *top = reinterpret_cast<const char *>(&ucontext_);
+#else
         const char *top = static_cast<const char *>(context_);
+#endif
         __builtin_prefetch(top);
         __builtin_prefetch(top + 64);
         __builtin_prefetch(top + 128);
@@ -43,10 +57,16 @@ public:
     static inline void switch_to(Fiber *from, Fiber *to, bool from_done) __attribute__((always_inline));
 
 private:
+#if CUDAEMU_FIBER_UCONTEXT
+    friend void fiber_trampoline();
+    static void arrive(void *fake_stack)
+    {
+#else
     friend void fiber_trampoline(boost::context::detail::transfer_t transfer);
     static void arrive(boost::context::detail::transfer_t transfer, void *fake_stack)
     {
         if (transfer.data) *static_cast<void **>(transfer.data) = transfer.fctx;
+#endif
 #if CUDAEMU_ASAN
         __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
 #else
@@ -58,7 +78,11 @@ private:
 #endif
     static thread_local void (*starting_entry_)();
 
+#if CUDAEMU_FIBER_UCONTEXT
+    ucontext_t ucontext_;          // the saved context while suspended
+#else
     void *context_ = nullptr;      // the saved fcontext while suspended
+#endif
     char *mapping_ = nullptr;      // guard page + stack, from mmap
     std::size_t mapping_bytes_ = 0;
     char *usable_low_ = nullptr;
@@ -76,9 +100,17 @@ inline void Fiber::switch_to(Fiber *from, Fiber *to, bool from_done)
     __sanitizer_start_switch_fiber(from_done ? nullptr : &from->asan_fake_stack_, low, bytes);
 #endif
     starting_entry_ = to->entry_;  // read by the trampoline when `to` starts fresh
+#if CUDAEMU_FIBER_UCONTEXT
+    if (from_done)
+        setcontext(&to->ucontext_);
+    else
+        swapcontext(&from->ucontext_, &to->ucontext_);
+    arrive(from->asan_fake_stack_);
+#else
     boost::context::detail::transfer_t transfer =
         boost::context::detail::jump_fcontext(to->context_, from_done ? nullptr : &from->context_);
     arrive(transfer, from->asan_fake_stack_);
+#endif
 }
 
 }  // namespace cudaemu

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""The emulator's conformance run: other people's CUDA programs, built with nvcc-emu and run.
+
+    python3 labs/emu/conformance/run.py --cuda-samples ~/src/cuda-samples --rodinia ~/src/gpu-rodinia
+
+builds each program of programs.json (the kit's pinned list; the sources are not the kit's,
+so the checkouts are given by path) with labs/emu/bin/nvcc-emu the way cuda4cpu's compat/run.py
+calls a compiler: every .cu, then every .cpp of the program's folder (Rodinia: the files the list
+names; .c files with the C compiler), with -I Common and -I the folder, one object each, then a
+link. It runs each program in its folder with a time limit, and prints one line a program and
+a table: built, ran, passed its own check (exit status 0, and for Rodinia's lud no
+"dismatch"), the first error. Statuses:
+
+    passed         built, ran, its own check passed (Rodinia: ran to completion)
+    waived         the program skipped itself (cuda-samples' exit status 2)
+    failed         nonzero exit status, or output the list rejects
+    crashed        killed by a signal
+    timeout        ran past --timeout
+    build_failed   did not compile or link (the first compiler error is shown)
+    input_missing  a data file the program reads is not in the checkout (large files may be
+                   left out of a snapshot)
+    not_found      the program's folder is not in the checkout
+    skipped        not run, for the reason the list gives
+
+With --baseline (default: baseline.json next to this script) a program that passed there and
+does not now is a regression: the script says so and exits with status 1. --update-baseline
+writes the results there instead.
+"""
+
+import argparse
+import fnmatch
+import glob
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
+GOOD = ("passed", "waived")
+
+
+def load_programs(path):
+    with open(path, encoding="utf-8") as handle:
+        manifest = json.load(handle)
+    programs = []
+    for suite, spec in manifest["suites"].items():
+        for entry in spec["programs"]:
+            program = dict(spec.get("defaults", {}))
+            program.update(entry)
+            program["suite"] = suite
+            program.setdefault("name", os.path.basename(program["dir"]))
+            program["key"] = f"{suite}/{program['name']}"
+            programs.append(program)
+    return programs
+
+
+def program_folder(root, program):
+    """The program's folder in a checkout: cuda-samples v13.4 says cpp/, older ones Samples/."""
+    candidates = [program["dir"]]
+    if program["dir"].startswith("cpp/"):
+        candidates.append("Samples/" + program["dir"][len("cpp/"):])
+    for candidate in candidates:
+        if os.path.isdir(os.path.join(root, candidate)):
+            return os.path.join(root, candidate)
+    return None
+
+
+def first_error(text):
+    """The line of compiler or program output that says most about what went wrong."""
+    for pattern in (r"^.*\berror\b.*$", r"^.*undefined reference to.*$", r"^cuda-emu:.*$", r"^.*(FAIL|Error|ERROR|failed).*$"):
+        match = re.search(pattern, text, re.M)
+        if match:
+            return match.group(0).strip()[:220]
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1].strip()[:220] if lines else ""
+
+
+def build(program, folder, root, work, compiler, cc):
+    """Compiles and links one program into work/; returns (executable or None, log)."""
+    out = os.path.join(work, program["suite"], program["name"])
+    os.makedirs(out, exist_ok=True)
+    for stale in glob.glob(os.path.join(out, "*")):
+        os.remove(stale)
+    sources = []
+    for pattern in program["sources"]:
+        sources += sorted(glob.glob(os.path.join(folder, pattern)))
+    if not sources:
+        return None, f"no source matches {program['sources']} in {folder}"
+    includes = [f"-I{os.path.join(root, i)}" for i in program.get("include", [])] + [f"-I{folder}"]
+    flags = ["-O2", "-w"] + includes
+    objects, log = [], []
+    for number, source in enumerate(sources):
+        obj = os.path.join(out, f"{number}_{os.path.basename(source)}.o")
+        if source.endswith(".c"):
+            command = [cc, "-c", "-o", obj, source] + flags + program.get("cflags", [])
+        else:
+            command = [compiler, "-c", "-o", obj, source] + flags + program.get("nvcc_flags", [])
+        result = subprocess.run(command, cwd=folder, capture_output=True, text=True, errors="replace")
+        log.append(result.stdout + result.stderr)
+        if result.returncode != 0:
+            return None, "\n".join(log)
+        objects.append(obj)
+    executable = os.path.join(out, program["name"])
+    command = [compiler, "-o", executable] + objects + program.get("nvcc_flags", []) + ["-lm"]
+    result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    log.append(result.stdout + result.stderr)
+    return (executable if result.returncode == 0 else None), "\n".join(log)
+
+
+def run_program(program, executable, folder, timeout):
+    """(status, seconds, output) of one run in the program's folder."""
+    start = time.monotonic()
+    process = subprocess.Popen([executable] + program.get("args", []), cwd=folder, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        return "timeout", time.monotonic() - start, output.decode(errors="replace") + f"\nno exit after {timeout:g} s"
+    elapsed = time.monotonic() - start
+    text = output.decode(errors="replace")
+    if process.returncode < 0:
+        return "crashed", elapsed, text + f"\nkilled by signal {-process.returncode} ({signal.Signals(-process.returncode).name})"
+    if process.returncode == program.get("waived_exit", -1):
+        return "waived", elapsed, text
+    if process.returncode != 0:
+        return "failed", elapsed, text + f"\nexit status {process.returncode}"
+    rejected = program.get("reject")
+    if rejected and re.search(rejected, text):
+        return "failed", elapsed, re.search(".*" + rejected + ".*", text).group(0)
+    return "passed", elapsed, text
+
+
+def evaluate(program, roots, work, compiler, cc, timeout):
+    result = {"built": False, "ran": False}
+    if program.get("skip"):
+        return dict(result, status="skipped", detail=program["skip"])
+    root = roots.get(program["suite"])
+    if root is None:
+        return dict(result, status="not_found", detail=f"no --{program['suite']} checkout given")
+    folder = program_folder(root, program)
+    if folder is None:
+        return dict(result, status="not_found", detail=f"{program['dir']} is not in {root}")
+    start = time.monotonic()
+    executable, log = build(program, folder, root, work, compiler, cc)
+    result["build_s"] = round(time.monotonic() - start, 1)
+    if executable is None:
+        return dict(result, status="build_failed", detail=first_error(log.replace(folder + os.sep, "")))
+    result["built"] = True
+    missing = [name for name in program.get("inputs", []) if not os.path.exists(os.path.join(folder, name))]
+    if missing:
+        return dict(result, status="input_missing", detail="not in the checkout: " + ", ".join(missing))
+    status, seconds, output = run_program(program, executable, folder, timeout)
+    result.update(ran=True, status=status, run_s=round(seconds, 1))
+    result["detail"] = "" if status == "passed" else first_error(output)
+    if status == "passed" and program.get("verified") is False:
+        result["detail"] = "ran to completion (the program checks nothing)"
+    return result
+
+
+def table(programs, results, regressions):
+    yes = lambda flag: "yes" if flag else "no"
+    lines = ["| program | built | ran | passed | run s | first error |", "|---|---|---|---|---|---|"]
+    for program in programs:
+        r = results[program["key"]]
+        detail = r.get("detail", "").replace("|", "\\|")
+        mark = " **regression**" if program["key"] in regressions else ""
+        lines.append(f"| {program['key']} | {yes(r['built'])} | {yes(r['ran'])} | {r['status']}{mark} | "
+                     f"{r.get('run_s', '')} | {detail} |")
+    return "\n".join(lines)
+
+
+def totals(programs, results):
+    lines = []
+    for suite in dict.fromkeys(p["suite"] for p in programs):
+        keys = [p["key"] for p in programs if p["suite"] == suite]
+        counts = {}
+        for key in keys:
+            counts[results[key]["status"]] = counts.get(results[key]["status"], 0) + 1
+        built = sum(results[key]["built"] for key in keys)
+        lines.append(f"{suite}: {counts.get('passed', 0)} of {len(keys)} pass, {built} build; "
+                     + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()) if status != "passed"))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cuda-samples", metavar="PATH", help="a checkout of NVIDIA/cuda-samples")
+    parser.add_argument("--rodinia", metavar="PATH", help="a checkout of yuhc/gpu-rodinia")
+    parser.add_argument("--work", default=os.path.join("build", "emu", "conformance"),
+                        help="where the programs are built (default: build/emu/conformance)")
+    parser.add_argument("--programs", default=os.path.join(HERE, "programs.json"), help="the list")
+    parser.add_argument("--baseline", default=os.path.join(HERE, "baseline.json"))
+    parser.add_argument("--update-baseline", action="store_true", help="write the results to --baseline")
+    parser.add_argument("--filter", default="*", help="only programs whose suite/name match this glob")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds a program may run (default 120)")
+    parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
+    parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
+    args = parser.parse_args(argv)
+
+    roots = {suite: os.path.abspath(path) for suite, path in
+             (("cuda-samples", args.cuda_samples), ("rodinia", args.rodinia)) if path}
+    if not roots:
+        parser.error("give --cuda-samples PATH and/or --rodinia PATH (checkouts of the suites)")
+    for suite, root in roots.items():
+        if not os.path.isdir(root):
+            parser.error(f"--{suite} {root}: no such folder")
+    programs = [p for p in load_programs(args.programs)
+                if p["suite"] in roots and fnmatch.fnmatch(p["key"], args.filter)]
+    work = os.path.abspath(args.work)
+    results = {}
+    for program in programs:
+        results[program["key"]] = evaluate(program, roots, work, args.compiler, args.cc, args.timeout)
+        r = results[program["key"]]
+        print(f"{program['key']:50} {r['status']:13} {r.get('detail', '')[:100]}", flush=True)
+
+    baseline = {}
+    if os.path.exists(args.baseline):
+        with open(args.baseline, encoding="utf-8") as handle:
+            baseline = json.load(handle)["status"]
+    regressions = [key for key, r in results.items() if baseline.get(key) == "passed" and r["status"] not in GOOD]
+    new_passes = [key for key, r in results.items() if r["status"] == "passed" and baseline.get(key) != "passed"]
+    print()
+    print(table(programs, results, regressions))
+    print()
+    print(totals(programs, results))
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as handle:
+            handle.write(table(programs, results, regressions) + "\n\n" + totals(programs, results) + "\n")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results, handle, indent=1, sort_keys=True)
+    if args.update_baseline:
+        statuses = dict(baseline)
+        statuses.update({key: r["status"] for key, r in results.items()})
+        with open(args.baseline, "w", encoding="utf-8") as handle:
+            json.dump({"about": "labs/emu/conformance/run.py's statuses; --update-baseline rewrites it",
+                       "status": dict(sorted(statuses.items()))}, handle, indent=1)
+            handle.write("\n")
+    if new_passes and not args.update_baseline:
+        print("now passing (not in the baseline; --update-baseline records them): " + ", ".join(new_passes))
+    if regressions:
+        print("regressions (passed in the baseline): " + ", ".join(regressions))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""labs/emu/bin/nvcc-emu, the drop-in nvcc for the emulator, on command lines a course or a
+sample uses; and labs/emu/conformance/run.py on a made-up checkout."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NVCC_EMU = os.path.join(ROOT, "labs", "emu", "bin", "nvcc-emu")
+CONFORMANCE = os.path.join(ROOT, "labs", "emu", "conformance", "run.py")
+
+KERNEL = textwrap.dedent("""\
+    #pragma once
+    __global__ void scale(float *data, float factor, int n)
+    {
+        extern __shared__ float staged[];
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        staged[threadIdx.x] = i < n ? data[i] : 0.0f;
+        __syncthreads();
+        if (i < n) data[i] = staged[threadIdx.x] * factor;
+    }
+    inline void launch_scale(float *data, float factor, int n)
+    {
+        scale<< <(n + 63) / 64, 64, 64 * sizeof(float)>> >(data, factor, n);
+    }
+    """)
+
+MAIN = textwrap.dedent("""\
+    #include <cstdio>
+    #include "scale.cuh"
+    extern "C" int c_offset(void);
+    int host_check(const float *values, int n);
+    int main()
+    {
+        const int n = 1000;
+        float *data;
+        cudaMallocManaged(&data, n * sizeof(float));
+        for (int i = 0; i < n; ++i) data[i] = i;
+        launch_scale(data, 2.0f, n);
+        cudaDeviceSynchronize();
+        printf("%d %d\\n", host_check(data, n), c_offset());
+        return 0;
+    }
+    """)
+
+
+def nvcc(args, cwd, env=None, check=True):
+    result = subprocess.run([sys.executable, NVCC_EMU] + args, cwd=cwd, capture_output=True, text=True,
+                            env=dict(os.environ, **(env or {})))
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def write(folder, name, text):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+@pytest.fixture
+def project(tmp_path):
+    write(tmp_path, "include/scale.cuh", KERNEL)
+    write(tmp_path, "main.cu", MAIN)
+    write(tmp_path, "check.cpp", """\
+        #include <cuda_runtime.h>
+        int host_check(const float *values, int n)
+        {
+            for (int i = 0; i < n; ++i)
+                if (values[i] != 2.0f * i) return i;
+            return -1;
+        }
+        """)
+    write(tmp_path, "offset.c", "int c_offset(void) { return 42; }\n")
+    return tmp_path
+
+
+def test_compiles_and_links_cu_cpp_and_c_in_one_command_ignoring_gpu_options(project):
+    nvcc(["-O3", "-arch=sm_90", "-gencode", "arch=compute_80,code=sm_80", "-lineinfo", "--use_fast_math",
+          "-Xcompiler", "-Wall,-Wextra", "-Iinclude", "-DUNUSED=1", "-std=c++17", "-lcudart",
+          "main.cu", "check.cpp", "offset.c", "-o", "app"], project)
+    assert subprocess.run(["./app"], cwd=project, capture_output=True, text=True).stdout == "-1 42\n"
+
+
+def test_compiles_separately_then_links_objects(project):
+    for source in ("main.cu", "check.cpp", "offset.c"):
+        nvcc(["-c", "-rdc=true", "-I", "include", source], project)
+    nvcc(["main.o", "check.o", "offset.o", "-o", "app", "-lcuda"], project)
+    assert subprocess.run(["./app"], cwd=project, capture_output=True, text=True).stdout == "-1 42\n"
+
+
+def test_a_makefile_project_builds_with_make_nvcc(project):
+    write(project, "Makefile", """\
+        NVCC ?= nvcc
+        app: main.o check.o offset.o
+        \t$(NVCC) -arch=sm_80 $^ -o $@
+        %.o: %.cu
+        \t$(NVCC) -arch=sm_80 -Iinclude -c $< -o $@
+        %.o: %.cpp
+        \t$(NVCC) -x cu -arch=sm_80 -c $< -o $@
+        %.o: %.c
+        \t$(NVCC) -c $< -o $@
+        """)
+    result = subprocess.run(["make", "-s", "NVCC=" + NVCC_EMU], cwd=project, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert subprocess.run(["./app"], cwd=project, capture_output=True, text=True).stdout == "-1 42\n"
+
+
+def test_dependencies_name_the_source_and_the_inlined_header(project):
+    nvcc(["-c", "-Iinclude", "-MD", "-MF", "main.d", "main.cu", "-o", "main.o"], project)
+    deps = (project / "main.d").read_text()
+    assert deps.startswith("main.o:")
+    assert "main.cu" in deps and "scale.cuh" in deps and ".emu.cpp" not in deps
+
+
+def test_an_error_in_a_local_header_names_the_header_and_its_line(project):
+    write(project, "include/broken.cuh", """\
+        __global__ void broken(int *out)
+        {
+            out[threadIdx.x] = undeclared_name;
+        }
+        """)
+    write(project, "uses_broken.cu", '#include "broken.cuh"\nint main() { return 0; }\n')
+    result = nvcc(["-c", "-Iinclude", "uses_broken.cu"], project, check=False)
+    assert result.returncode != 0
+    assert "broken.cuh:3" in result.stderr, result.stderr
+
+
+def test_a_store_through_a_macro_that_ends_in_a_semicolon_compiles(tmp_path):
+    # cuda-samples' dwtHaar1D: `#define INV_SQRT_2 0.7071f;` used as `out[i] = x * INV_SQRT_2;`.
+    write(tmp_path, "macro.cu", """\
+        #include <cstdio>
+        #define HALF 0.5f;
+        __global__ void halve(float *out) { out[threadIdx.x] = threadIdx.x * HALF }
+        int main()
+        {
+            float *out;
+            cudaMallocManaged(&out, 4 * sizeof(float));
+            halve<<<1, 4>>>(out);
+            cudaDeviceSynchronize();
+            printf("%g\\n", out[3]);
+        }
+        """)
+    nvcc(["macro.cu", "-o", "macro"], tmp_path)
+    assert subprocess.run(["./macro"], cwd=tmp_path, capture_output=True, text=True).stdout == "1.5\n"
+
+
+def test_removed_runtime_calls_fail_as_in_cuda_13_and_warn_as_in_cuda_12(tmp_path):
+    write(tmp_path, "old.cu", """\
+        #include <cstdio>
+        __global__ void k(int *a) { a[threadIdx.x] = threadIdx.x; }
+        int main()
+        {
+            int *a;
+            cudaMallocManaged(&a, 32 * sizeof(int));
+            k<<<1, 32>>>(a);
+            printf("%d %d\\n", (int)cudaThreadSynchronize(), a[31]);
+        }
+        """)
+    strict = nvcc(["old.cu", "-o", "old"], tmp_path, check=False)
+    assert strict.returncode != 0 and "old.cu:8" in strict.stderr and "cudaDeviceSynchronize" in strict.stderr
+    lenient = nvcc(["--cuda-version=12", "old.cu", "-o", "old"], tmp_path)
+    assert "deprecated" in lenient.stderr
+    assert subprocess.run(["./old"], cwd=tmp_path, capture_output=True, text=True).stdout == "0 31\n"
+
+
+@pytest.mark.parametrize("body, named", [
+    ('__device__ unsigned lane() { unsigned l;\n asm volatile("mov.u32 %0, %%laneid;" : "=r"(l)); return l; }\n'
+     '__global__ void k(unsigned *o) { o[0] = lane(); }\nint main() { k<<<1, 1>>>(nullptr); }\n',
+     ["inline PTX", "source.cu:2"]),
+    ('#include <cuda.h>\nint main() {\n cuInit(0);\n}\n', ["cuInit", "driver API", "source.cu:3"]),
+    ('#include <cublas_v2.h>\nint main() {}\n', ["cuBLAS is not emulated"]),
+])
+def test_what_the_emulator_cannot_do_fails_at_build_time_naming_it(tmp_path, body, named):
+    write(tmp_path, "source.cu", body)
+    result = nvcc(["source.cu", "-o", "program"], tmp_path, check=False)
+    assert result.returncode != 0
+    for text in named:
+        assert text in result.stderr, result.stderr
+
+
+def test_options_it_cannot_take_are_errors_that_say_what_to_do(tmp_path):
+    write(tmp_path, "a.cu", "int main() {}\n")
+    unknown = nvcc(["--no-such-option", "a.cu"], tmp_path, check=False)
+    assert unknown.returncode == 2 and "-Xcompiler" in unknown.stderr
+    library = nvcc(["a.cu", "-lcublas"], tmp_path, check=False)
+    assert library.returncode == 2 and "not emulated" in library.stderr
+
+
+def test_openmp_is_given_to_the_host_compiler_where_the_source_uses_it(tmp_path):
+    write(tmp_path, "omp.cu", """\
+        #include <omp.h>
+        #include <cstdio>
+        int main()
+        {
+            int threads = 0;
+        #pragma omp parallel num_threads(2)
+            {
+        #pragma omp atomic
+                threads += 1;
+            }
+            printf("%d\\n", threads);
+        }
+        """)
+    nvcc(["-c", "omp.cu", "-o", "omp.o"], tmp_path)
+    nvcc(["omp.o", "-o", "omp"], tmp_path)
+    assert subprocess.run(["./omp"], cwd=tmp_path, capture_output=True, text=True).stdout == "2\n"
+
+
+BARRIERS = """\
+    #include <cstdio>
+    __global__ void rotate(int *data)
+    {
+        __shared__ int tile[256];
+        for (int round = 0; round < 8; ++round) {
+            tile[threadIdx.x] = data[threadIdx.x];
+            __syncthreads();
+            data[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+            __syncthreads();
+        }
+    }
+    int main()
+    {
+        int *data;
+        cudaMallocManaged(&data, 256 * sizeof(int));
+        for (int i = 0; i < 256; ++i) data[i] = i;
+        rotate<<<1, 256>>>(data);
+        cudaDeviceSynchronize();
+        printf("%d %d\\n", data[0], data[255]);
+    }
+    """
+
+
+def test_the_ucontext_fibers_run_barriers_as_boost_context_does(tmp_path):
+    # EMU_FIBER=ucontext forces the fallback a machine without Boost.Context gets.
+    write(tmp_path, "barriers.cu", BARRIERS)
+    for backend in ("ucontext", ""):
+        nvcc(["barriers.cu", "-o", "barriers"], tmp_path, env={"EMU_FIBER": backend} if backend else {})
+        for schedule in ("default", "random:3"):
+            run = subprocess.run(["./barriers"], cwd=tmp_path, capture_output=True, text=True,
+                                 env=dict(os.environ, EMU_SCHEDULE=schedule))
+            assert run.stdout == "8 7\n", (backend, schedule, run.stdout, run.stderr)
+
+
+def test_the_race_detector_and_asan_work_through_it(tmp_path):
+    write(tmp_path, "racy.cu", BARRIERS.replace("        __syncthreads();\n            data", "        data"))
+    nvcc(["racy.cu", "-o", "racy"], tmp_path)
+    race = subprocess.run(["./racy"], cwd=tmp_path, capture_output=True, text=True,
+                          env=dict(os.environ, EMU_RACECHECK="1"))
+    assert race.returncode == 6 and "data race on __shared__ tile" in race.stderr, race.stderr
+    write(tmp_path, "overflow.cu", """\
+        __global__ void past(int *data) { data[threadIdx.x + 1] = 1; }
+        int main() { int *data; cudaMalloc(&data, 32 * sizeof(int)); past<<<1, 32>>>(data); cudaDeviceSynchronize(); }
+        """)
+    nvcc(["--asan", "overflow.cu", "-o", "overflow"], tmp_path)
+    asan = subprocess.run(["./overflow"], cwd=tmp_path, capture_output=True, text=True,
+                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+    assert asan.returncode != 0 and "heap-buffer-overflow" in asan.stderr and "overflow.cu:1" in asan.stderr
+
+
+def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_path):
+    checkout = tmp_path / "samples"
+    write(checkout, "cpp/good/good.cu", """\
+        #include <cstdio>
+        __global__ void one(int *x) { *x = 1; }
+        int main() { int *x; cudaMallocManaged(&x, 4); one<<<1, 1>>>(x); cudaDeviceSynchronize(); return *x == 1 ? 0 : 1; }
+        """)
+    write(checkout, "cpp/good/helper.cpp", "int helper() { return 0; }\n")
+    write(checkout, "cpp/bad/bad.cu", "int main() { return 3; }\n")
+    write(checkout, "cpp/broken/broken.cu", "int main() { return missing; }\n")
+    write(checkout, "Common/empty.h", "")
+    programs = write(tmp_path, "programs.json", json.dumps({"suites": {"cuda-samples": {
+        "defaults": {"sources": ["*.cu", "*.cpp"], "include": ["Common"], "waived_exit": 2},
+        "programs": [{"dir": "cpp/good"}, {"dir": "cpp/bad"}, {"dir": "cpp/broken"},
+                     {"dir": "cpp/gone"}, {"dir": "cpp/good", "name": "needs_data", "inputs": ["data/x.dat"]}]}}}))
+    baseline = write(tmp_path, "baseline.json", json.dumps({"status": {"cuda-samples/bad": "passed"}}))
+    result = subprocess.run([sys.executable, CONFORMANCE, "--cuda-samples", str(checkout), "--programs", str(programs),
+                             "--baseline", str(baseline), "--work", str(tmp_path / "work"),
+                             "--json", str(tmp_path / "results.json")], capture_output=True, text=True)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert {key: r["status"] for key, r in results.items()} == {
+        "cuda-samples/good": "passed", "cuda-samples/bad": "failed", "cuda-samples/broken": "build_failed",
+        "cuda-samples/gone": "not_found", "cuda-samples/needs_data": "input_missing"}
+    assert "missing" in results["cuda-samples/broken"]["detail"]
+    assert result.returncode == 1 and "regressions (passed in the baseline): cuda-samples/bad" in result.stdout
+    assert "cuda-samples: 1 of 5 pass, 3 build" in result.stdout
