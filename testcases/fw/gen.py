@@ -1,6 +1,6 @@
 """The fw lab's graphs and expected outputs, independent of the code under test.
 
-The graph text format is that of Hochberg's module (000_2682084cffe7dce6.txt, section 2.2.1):
+The graph text format is that of Hochberg's module ([Hochberg 2012], section 2.2.1):
 one edge `V W l` a line, vertex names any non-whitespace ASCII, numbered in order of first
 appearance, a repeated edge keeps its last weight, the last line `--END--`.
 
