@@ -5,7 +5,7 @@ one edge `V W l` a line, vertex names any non-whitespace ASCII, numbered in orde
 appearance, a repeated edge keeps its last weight, the last line `--END--`.
 
 Expected distances come from Dijkstra's algorithm from every source (not Floyd-Warshall), or,
-for cycles, from their closed form (tests/fw/test_gen.py checks the two agree). Unreachable is
+for cycles, from their closed form (tests/fw/test_fw_gen.py checks the two agree). Unreachable is
 1073741823 in the APSP binary output format (docs/design.md).
 
 As a module the grader calls make_input and make_expected (testcases/fw/cases.toml). As a

@@ -2,7 +2,7 @@
  * [Hochberg 2012], section 2.2.1, Figure 2.2 left): vertices 0..N-1, an edge of length
  * 1 from each vertex to the next, the last back to 0. Build with `make cycleProgs`; use as
  *     build/tools/fw/makeDirCycle 10 > dircycle10.txt
- * testcases/fw/gen.py dircycle N prints the same text (tests/fw/test_tools.py checks). */
+ * testcases/fw/gen.py dircycle N prints the same text (tests/fw/test_fw_tools.py checks). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

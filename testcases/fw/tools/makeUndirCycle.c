@@ -4,7 +4,7 @@
  * test case for the Floyd-Warshall algorithm, since it takes a full n iterations of the
  * algorithm to find all shortest paths." Build with `make cycleProgs`; use as
  *     build/tools/fw/makeUndirCycle 10 > undircycle10.txt
- * testcases/fw/gen.py undircycle N prints the same text (tests/fw/test_tools.py checks). */
+ * testcases/fw/gen.py undircycle N prints the same text (tests/fw/test_fw_tools.py checks). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
