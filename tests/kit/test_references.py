@@ -23,7 +23,6 @@ import fnmatch
 import io
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import tokenize
@@ -75,7 +74,6 @@ def rel(path: Path) -> str:
 
 
 FILES = kit_files()
-MARKDOWN = [p for p in FILES if p.suffix == ".md"]
 THIS_FILE = Path(__file__).resolve()
 
 
@@ -132,21 +130,14 @@ def exists(path: str) -> bool:
 
 
 def paths_in(text: str) -> set[str]:
-    found = set()
-    for match in PATH.finditer(text):
-        path = match.group(1).rstrip(".,:;)")
-        if "..." in path or path.count("/") == 0 or path.endswith("/" + ".."):
-            continue
-        # "labs/<lab>" with a trailing "/" only: a folder; "grader/" alone names the folder.
-        if path.split("/", 1)[1] in ("", ):
-            path = path.rstrip("/")
-        found.add(path)
-    return found
+    """The kit-relative paths a text names (not an elided one: `labs/.../x`)."""
+    paths = {match.group(1).rstrip(".,:;)") for match in PATH.finditer(text)}
+    return {path for path in paths if "..." not in path}
 
 
 def missing_paths(path: Path) -> list[str]:
     problems = []
-    basenames = {p.name for p in FILES}
+    basenames = {p.name for p in FILES}  # a bare NAME.md may be in any folder
     for text in comments(path):
         for ref in sorted(paths_in(text)):
             if not exists(ref):
@@ -226,6 +217,7 @@ def make_problems(path: Path) -> list[str]:
     return problems
 
 
+@lru_cache(maxsize=None)
 def grader_commands() -> dict[str, set[str]]:
     """The grader's commands and each one's options, from its own argparse."""
     parser = cli.parser()
