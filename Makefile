@@ -25,7 +25,10 @@ NO_BUILD_GOALS := help deps test pytest gtests clean figures handouts dist-stude
 # EMU: 1 (or any value but 0) builds for the CPU emulator; 0 forces the GPU build; unset, the
 # emulator is used where nvidia-smi finds no GPU, and said so. From here on EMU is 1 or empty,
 # so every test below is $(if $(EMU),...) or ifeq ($(EMU),).
-GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+# GPU_CC given (the grader asks nvidia-smi once and passes it to every make it runs) is not asked again.
+ifndef GPU_CC
+  GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d '. ')
+endif
 # The build folder says what is in it: build/emu-<flavor> for EMU=1, build/<flavor> for what this
 # machine runs by default (the GPU build, or the emulator's where there is no GPU, so the
 # handouts' ./build/starter/... works as shown), build/gpu-<flavor> for EMU=0 without a GPU.
@@ -144,8 +147,14 @@ $(1)_BINS     := $$(addprefix $(BUILD)/$(1)/,$$($(1)_PROGRAMS))
 
 .PHONY: $(1) $(1)-harness
 $(1): $$($(1)_BINS)
-# The trusted part of the lab's programs, which the grader builds outside its build sandbox.
-$(1)-harness: $$($(1)_HARNESS) $(COMMON_OBJS) $(if $(EMU),$(EMU_LIB))
+# The trusted part of the lab's programs, which the grader builds outside its build sandbox,
+# and its link tried on labs/common/link_check/ (a missing library is the grader's failure).
+$(1)-harness: $$($(1)_HARNESS) $(COMMON_OBJS) $(if $(EMU),$(EMU_LIB)) $(BUILD)/$(1)/link-check
+# Phony: tried on every harness build (a fraction of a second), since a library can go away.
+.PHONY: $(BUILD)/$(1)/link-check
+$(BUILD)/$(1)/link-check: $(BUILD)/obj/labs/common/link_check/link_check.cpp.o $(if $(EMU),$(EMU_LIB))
+	@mkdir -p $$(@D)
+	$$(LINK)
 
 # The #line makes compiler errors and LAB_TODO messages name the student's own .c file.
 $(BUILD)/$(1)/%.cu: $$($(1)_SRC_DIR)/%.c
@@ -186,6 +195,12 @@ GRADER_DEVICE = $(if $(EMU),--emu,--gpu)
 GRADER_FLAVOR = $(if $(SUB),--submission "$$SUB",$(if $(SOL),--solution)) $(GRADER_DEVICE) $(if $(ASAN),--asan)
 
 # Build and grade one lab on its public testcases; prints the verdict table.
+# The emulator's profile of the lab's first public case (CASE=name for another): per kernel and
+# per source line, requests, sectors per request, bank conflicts, as ncu shows them (grader/profile.py).
+.PHONY: profile
+profile: lab-given
+	$(PYTHON) -m grader.profile $(LAB) $(if $(SUB),--submission "$$SUB",$(if $(SOL),--solution)) $(if $(CASE),--case $(CASE))
+
 check: lab-given
 	$(PYTHON) -m grader check $(LAB) $(GRADER_FLAVOR) $(GRADER_ARGS)
 

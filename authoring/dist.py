@@ -33,6 +33,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from grader.labs import ConfigError, read_instructor_only
 from grader.paths import BUILD_DIR, KIT_ROOT
 
 DEFAULT_OUT = BUILD_DIR / "dist"
@@ -121,10 +122,10 @@ def _lab_excludes(root: Path) -> list[tuple[str, str]]:
     rules = []
     for lab_toml in sorted(root.glob("labs/*/lab.toml")):
         try:
-            config = tomllib.loads(lab_toml.read_text())
-        except (OSError, tomllib.TOMLDecodeError):
+            patterns = read_instructor_only(tomllib.loads(lab_toml.read_text()), str(lab_toml))
+        except (OSError, tomllib.TOMLDecodeError, ConfigError):
             continue  # the grader reports a broken lab.toml; packing is not the place
-        for pattern in config.get("dist", {}).get("instructor_only", []):
+        for pattern in patterns:
             rules.append((pattern, f"instructor-only in {lab_toml.relative_to(root)}"))
     return rules
 

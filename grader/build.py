@@ -18,21 +18,20 @@ Where the sandbox cannot run, step 2 runs with the limits alone and the report s
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.gpu import gpu_arch
+from grader.gpu import compute_capabilities, gpu_arch
 from grader.labs import Lab
 from grader.limits import Limits, MB
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.program_files import remove_tree
 from grader.run import run_program
 from grader.sandbox import Mount, Sandbox, clean_env, sandbox_for
+from grader.shared_files import exclusive_lock
 from grader import symbols
 from grader.text import one_line
 
@@ -70,8 +69,8 @@ def first_error(log: str) -> str:
         return (f"link error: {link.group(1)} is not defined: the harness calls it; define it in your file "
                 f"with exactly the signature the lab's header declares")
     missing = re.search(r"ld: cannot find (-l\S+?):?\s", log)
-    if missing:
-        return f"grader error, not yours: the linker cannot find {missing.group(1)} (a library the kit needs is not installed)"
+    if missing:  # whose failure it is, the harness's link check (build_harness) has said already
+        return f"the linker cannot find {missing.group(1)} (a library is not installed)"
     double = re.search(r"multiple definition of [`'](.+?)'", log)
     if double:
         return f"link error: {double.group(1)} is defined twice (in your file and the harness?): rename yours"
@@ -98,20 +97,16 @@ def flavor(emu: bool, asan: bool, arch: str | None) -> str:
 def make_args(*, emu: bool, asan: bool, arch: str | None, python: str | None = None) -> list[str]:
     # A venv's python is a link into a folder the sandbox hides: the real one, or the sandbox's.
     python = python or os.path.realpath(sys.executable)
-    args = [f"PYTHON={python}", f"EMU_PYTHON={python}"]
+    found = compute_capabilities()
+    args = [f"PYTHON={python}", f"EMU_PYTHON={python}", f"GPU_CC={found[0] if found else ''}"]
     # EMU=0, not nothing: where no GPU is found, make would otherwise build for the emulator.
     args += ["EMU=1"] if emu else ["EMU=0"] + ([f"ARCH={arch}"] if arch else [])
     return args + (["ASAN=1"] if asan else [])
 
 
-@contextmanager
 def build_lock(name: str):
     """An exclusive lock between grading processes (batch workers side by side), by name."""
-    path = BUILD_DIR / "locks" / f"{name}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        yield
+    return exclusive_lock(BUILD_DIR / "locks" / f"{name}.lock")
 
 
 def build_harness(lab: Lab, *, emu: bool, asan: bool, arch: str | None) -> tuple[Path, BuildResult | None]:
@@ -125,7 +120,8 @@ def build_harness(lab: Lab, *, emu: bool, asan: bool, arch: str | None) -> tuple
     if outcome.exit_code != 0:
         log = outcome.stdout + outcome.stderr
         return folder, BuildResult(False, {}, log, f"grader error, not yours: the lab's harness did not build "
-                                   f"({first_error(log)})", grader_error=True)
+                                   f"({first_error(log)}): install what is missing (make deps lists it) and "
+                                   f"grade again", grader_error=True)
     return folder, None
 
 
@@ -138,11 +134,6 @@ def _view(lab: Lab, src_dir: Path, harness: Path, build_dir: Path, emu: bool, as
     if emu:
         view.append(Mount(BUILD_DIR / "emu" / ("asan" if asan else "plain")))
     return view
-
-
-def _instructor_only(lab: Lab) -> list[Path]:
-    """Files of the lab's folder that the student edition leaves out (NOTES.md): not shown."""
-    return [p for p in (LABS_DIR / lab.id).glob("NOTES*.md")]
 
 
 def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: bool = False,
@@ -178,7 +169,7 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
 
     def wrap(argv: list[str], status_fd: int) -> list[str]:
         return sandbox.wrap(argv, work=build_dir / lab.id, view=_view(lab, src_dir, harness, build_dir, emu, asan),
-                            hide=_instructor_only(lab), tmp_bytes=1024 * MB, status_fd=status_fd,
+                            hide=lab.instructor_only_files(), tmp_bytes=1024 * MB, status_fd=status_fd,
                             chdir=KIT_ROOT, toolchain=True)
 
     confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup) if sandbox.active else {}
@@ -196,9 +187,9 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
         return BuildResult(False, programs, log, one_line(first_error(outcome.stderr or outcome.stdout)))
     if check_symbols:
         objects = {name: build_dir / lab.id / f"{name}.o" for name in lab.programs}
-        refused = symbols.check(lab, objects, sandbox=sandbox, view=[Mount(build_dir)])
+        refused, grader_error = symbols.check(lab, objects, sandbox=sandbox, view=[Mount(build_dir)])
         if refused:
-            return BuildResult(False, programs, log, refused, grader_error=refused.startswith("grader error"))
+            return BuildResult(False, programs, log, refused, grader_error=grader_error)
     return BuildResult(True, programs, log, "")
 
 

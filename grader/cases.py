@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.labs import Case, ConfigError, Lab
 from grader.paths import BUILD_DIR
+from grader.shared_files import make_atomically
 
 
 @dataclass(frozen=True)
@@ -47,20 +46,6 @@ def load_generator(lab: Lab):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def make_atomically(path: Path, make) -> None:
-    """Runs make(tmp) on a temporary file of its own beside path, then renames it into place,
-    so graders making the same file at once never see or write half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
-    os.close(fd)
-    try:
-        make(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def _made(path: Path, want_sha: str | None, make, what: str, check: bool) -> Path:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader import report as reports
+from grader import exit_status, report as reports
 from grader.batch.commands import add_parsers as add_batch_parsers
 from grader.build import build_lab
 from grader.cases import prepare, sha256_of
@@ -30,11 +30,12 @@ from grader.hidden import new_secret
 from grader.sandbox import MODES, SandboxError
 from grader.intake import SubmissionError, intake, safe_id, unpack
 from grader.submit import package
+from grader.verdict import IE
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = exit_status.CANNOT_START) -> int:
     print(f"grader: error: {message}", file=sys.stderr)
-    return 2
+    return status
 
 
 def source_for(args, lab) -> Source:
@@ -80,9 +81,13 @@ def cmd_check(args) -> int:
     print(reports.table(report))
     reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
                           junit_path=args.junit)
+    if any(r.verdict == IE for r in report.results):
+        print(f"grader: error: {sum(r.verdict == IE for r in report.results)} case(s) not graded: the grader "
+              f"failed, not the student (the reasons say what to fix); grade again once fixed", file=sys.stderr)
+        return exit_status.NOT_ALL_GRADED
     if args.require_full and report.score < report.max_score:
-        return 1
-    return 0
+        return exit_status.POINTS_MISSING
+    return exit_status.GRADED
 
 
 def cmd_bench(args) -> int:
@@ -213,5 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ConfigError, SubmissionError, SandboxError) as e:
+    except SubmissionError as e:
+        return _fail(str(e), exit_status.REFUSED)
+    except (ConfigError, SandboxError) as e:
         return _fail(str(e))

@@ -1,32 +1,36 @@
-"""Whether this machine has a CUDA GPU to run on."""
+"""The machine's CUDA GPUs, asked of nvidia-smi once per grading process (every build's make is
+told the answer: GPU_CC in build.make_args), never inside a sandbox, where nvidia-smi cannot run."""
 
+import functools
 import os
 import shutil
 import subprocess
 
 
-def has_gpu() -> bool:
+@functools.lru_cache(maxsize=None)
+def compute_capabilities() -> tuple[str, ...]:
+    """Each GPU's compute capability as nvcc's digits ("90" on an H100); empty without one."""
     if not shutil.which("nvidia-smi"):
-        return False
-    try:
-        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and "GPU" in proc.stdout
-
-
-def gpu_arch() -> str | None:
-    """The first GPU's architecture as nvcc names it (sm_90 on an H100), or None without one.
-    Found here, outside any sandbox: a build in the sandbox cannot ask nvidia-smi."""
-    if not shutil.which("nvidia-smi"):
-        return None
+        return ()
     try:
         proc = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
                               capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    first = (proc.stdout.split() or [""])[0].replace(".", "")
-    return f"sm_{first}" if proc.returncode == 0 and first.isdigit() else None
+        return ()
+    if proc.returncode != 0:
+        return ()
+    return tuple(line.strip().replace(".", "") for line in proc.stdout.splitlines()
+                 if line.strip().replace(".", "").isdigit())
+
+
+def has_gpu() -> bool:
+    return bool(compute_capabilities())
+
+
+def gpu_arch() -> str | None:
+    """The first GPU's architecture as nvcc names it (sm_90 on an H100), or None without one."""
+    found = compute_capabilities()
+    return f"sm_{found[0]}" if found else None
 
 
 def gpu_ids() -> list[str]:
@@ -34,12 +38,7 @@ def gpu_ids() -> list[str]:
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None:
         return [g.strip() for g in visible.split(",") if g.strip() and g.strip() != "-1"]
-    try:
-        proc = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("GPU ")] if proc.returncode == 0 else []
-    return [str(i) for i in range(len(lines))]
+    return [str(i) for i in range(len(compute_capabilities()))]
 
 
 def gpu_count() -> int:

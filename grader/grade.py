@@ -17,8 +17,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
-import zlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,20 +25,23 @@ from grader.build import BuildResult, build_lab, build_lock
 from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
 from grader.gpu import gpu_count
-from grader.labs import PUBLIC, Case, Lab
+from grader.labs import LARGE, PUBLIC, Case, ConfigError, Lab
 from grader import KIT_VERSION
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR
 from grader import hidden, honest_timing, sanitize
-from grader.limits import LabLimits, Limits
+from grader import work as work_rules
+from grader.limits import GRADING_TIME_LIMITS, LabLimits, Limits
 from grader.program_files import open_folder, open_left, remove_tree
-from grader.report import Report, write_atomically
+from grader.report import Report
+from grader.run_plan import RunPlan, plans_for
+from grader.shared_files import write_atomically
 from grader.run import RunOutcome, run_program
 from grader.sandbox import Sandbox, clean_env, gpu_device_nodes, run_view, sandbox_for
 from grader.text import one_line
 from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
-LIMIT_FACTOR, LIMIT_FLOOR_S = 50, 30.0  # a case's time limit against the reference's time
+MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
 # On a GPU node the emulator runs what one GPU cannot show (several devices, its race detector):
 # a submission must build there too, or a #error under CUDA_EMULATION would skip those runs.
 EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission must build under the emulator too"
@@ -78,6 +79,18 @@ class CaseOutput:
                 return {}
         return figures if isinstance(figures, dict) else {}
 
+    def read_profile(self) -> dict | None:
+        """The emulator's profile of the run (grader/work.py), or None when it wrote none."""
+        opened = open_left(self.folder_fd, work_rules.PROFILE_NAME, MAX_PROFILE_BYTES, what="the emulator's profile")
+        if opened.file is None:
+            return None
+        with opened.file as f:
+            try:
+                profile = json.loads(f.read(MAX_PROFILE_BYTES))
+            except ValueError:
+                return None
+        return profile if isinstance(profile, dict) else None
+
     def remove(self) -> None:
         os.close(self.folder_fd)
         remove_tree(self.folder)
@@ -89,13 +102,16 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
     when one is given; returns the outcome, where its output is and the program's figures.
     Only the program, the case's input and that folder are in the sandbox's view; the expected
-    output stays outside and is compared after the process has gone."""
+    output stays outside and is compared after the process has gone. wrap_argv: a supervising
+    tool's command line around the program's (compute-sanitizer)."""
     work.mkdir(parents=True, exist_ok=True)
     # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
-    env = clean_env(os.environ, **(env or {}), LABKIT_RESULT=str(folder / "result.json"))
+    # The emulator's profile (read by emulated builds only) unless env says EMU_PROFILE=0.
+    env = clean_env(os.environ, **{"EMU_PROFILE": str(folder / work_rules.PROFILE_NAME), **(env or {})},
+                    LABKIT_RESULT=str(folder / "result.json"))
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
@@ -105,7 +121,7 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     if sandbox is not None and sandbox.active:
         wrap = lambda argv, status_fd: sandbox.wrap(  # noqa: E731
             argv, work=folder, view=run_view(program, ready.input_path), hide=hide, gpu=gpu,
-            tmp_bytes=case_limits.file_bytes, status_fd=status_fd)
+            tmp_bytes=case_limits.file_bytes, status_fd=status_fd, supervised=wrap_argv is not None)
         confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup)
     outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
                           limits=case_limits, wrap=wrap, **confined)
@@ -123,7 +139,8 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
     """Correctness alone: (AC or WA or a run failure, reason). The output is compared only when
     the run ended normally; the verdict itself is verdict.determine_verdict's."""
     mismatch = None
-    if runtime_error(outcome, ready.case.time_limit_s) is None:
+    failure = runtime_error(outcome, ready.case.time_limit_s)
+    if failure is None:
         rule = ready.case.compare or lab.compare
         opened = open_left(output.folder_fd, output.name, output_cap(rule, ready.expected_path.stat().st_size),
                            not_same_as=(ready.expected_path,))
@@ -131,7 +148,16 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
             mismatch = compare_output(ready.expected_path, opened, rule)
         finally:
             opened.close()
-    return determine_verdict(outcome, ready.case.time_limit_s, mismatch)
+    return determine_verdict(outcome, failure, mismatch)
+
+
+def work_verdict(lab: Lab, ready: ReadyCase, env: dict[str, str], profile: dict | None) -> tuple[str, str]:
+    """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py)."""
+    n, m = work_rules.header_sizes(ready.input_path)
+    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, dict(ready.case.params), n, m,
+                           int(env.get("CUDA_EMU_DEVICES", "1")))
+    reason = work_rules.judge(lab.work, facts, profile)
+    return (AC, "correct") if reason is None else (work_rules.WORK, one_line(f"not the lab's work: {reason}"))
 
 
 class Grader:
@@ -163,6 +189,7 @@ class Grader:
         # On a GPU node, emulated builds (by whether ASan is on): for multi-device runs on a node
         # with too few GPUs, and for lab.toml's [sanitize] emulator_checks.
         self._emulated_builds: dict[bool, BuildResult] = {}
+        self._reference_builds: dict[tuple[bool, bool], BuildResult] = {}
         self.reference_walls: dict[str, float] = {}
 
     def _short(self, reason: str) -> str:
@@ -184,10 +211,12 @@ class Grader:
     def _run(self, program: Path, ready: ReadyCase, work: Path, wrap_argv=None,
              env: dict[str, str] | None = None) -> tuple[RunOutcome, CaseOutput, dict]:
         """run_case with this grading's sandbox, limits and list of things to hide."""
-        hide = [BUILD_DIR]
+        hide = [BUILD_DIR, *self.lab.instructor_only_files()]
         for path in (self.secret_file, os.environ.get("LABKIT_SECRET_FILE")):
             if path:
                 hide.append(Path(path).resolve())
+        if not self.lab.work.active:  # nothing to judge from a profile: none is made
+            env = {**(env or {}), "EMU_PROFILE": "0"}
         return run_case(program, ready, work, sandbox=self.sandbox, limits=self.limits,
                         gpu=not self.emu and bool(gpu_device_nodes()), hide=tuple(hide),
                         wrap_argv=wrap_argv, env=env)
@@ -300,9 +329,11 @@ class Grader:
         could otherwise loop or stop under CUDA_EMULATION to skip the checks)."""
         checker = "the emulator's checks"
         self.log(f"  {slow.case.name}: {checker} ...")
-        binary, failure = self._emulated(slow.case.program, asan=True)
-        if binary is None:
-            return sanitize.Finding(f"{checker}: {EMULATED_BUILD_FAILED}: {failure[:200]}", True)
+        build = self._emulated(asan=True)
+        if not build.ok:  # the grader's failure excuses nothing of the student's, and blames nothing
+            return sanitize.Finding(f"{checker}: {build.reason[:200]}" if build.grader_error else
+                                    f"{checker}: {EMULATED_BUILD_FAILED}: {build.reason[:200]}", not build.grader_error)
+        binary = build.programs[slow.case.program]
         outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
                                        env={"EMU_RACECHECK": "1"})
         verdict, reason = judge(self.lab, slow, outcome, output)
@@ -314,43 +345,17 @@ class Grader:
                                     f"({reason}): a __syncthreads() missing?", True)
         return sanitize.Finding(f"{checker} (ASan, race detector): {reason}", True)
 
-    def _runs(self, case: Case) -> list[tuple[str, dict[str, str], bool]]:
-        """The runs one case gets, in order: (what the reason says of it, its environment, whether
-        it runs the emulated build). The first decides timing; every one must be right."""
-        checked = {"EMU_RACECHECK": "1"} if self.emu and self.checks else {}
-        runs = [("", checked, False)]
-        if case.program in self.lab.multi_device_programs:
-            if self.emu:
-                runs = [self._emulated_devices(n, checked, False) for n in self.lab.device_counts]
-            else:
-                gpus = gpu_count()
-                runs = [(f"on {gpus} GPU{'s' if gpus != 1 else ''}", {}, False)]
-                if gpus < max(self.lab.device_counts, default=0):
-                    # Too few GPUs here to exercise the exchange: the emulator runs it on more.
-                    runs += [self._emulated_devices(n, {}, True) for n in self.lab.device_counts if n > gpus]
-        if self.emu and self.checks:
-            seed = zlib.crc32(f"{self.lab.id}/{case.name}".encode()) % 1000 + 1
-            label, env, emulated = runs[-1]
-            order = f"threads in a random order (EMU_SCHEDULE=random:{seed})"
-            runs.append((f"{label}, {order}" if label else order, {**env, "EMU_SCHEDULE": f"random:{seed}"}, emulated))
-        return runs
+    def _plans(self, case: Case) -> list[RunPlan]:
+        return plans_for(self.lab, case, emu=self.emu, checks=self.checks,
+                         gpus=0 if self.emu else gpu_count())
 
-    def _emulated_devices(self, n: int, env: dict[str, str], emulated: bool) -> tuple[str, dict[str, str], bool]:
-        """A run on n emulated devices; without peer access where lab.toml says so, so that the
-        program's path through the host runs too."""
-        env = {**env, "CUDA_EMU_DEVICES": str(n)}
-        if n in self.lab.no_peer_counts:
-            return f"on {n} emulated devices without peer access", {**env, "CUDA_EMU_PEER_ACCESS": "0"}, emulated
-        return f"on {n} emulated devices", env, emulated
-
-    def _right_on_one_device(self, case: Case, program: Path, ready, passed: list[str], failed: str) -> bool:
+    def _right_on_one_device(self, case: Case, program: Path, ready, passed: list[RunPlan], failed: RunPlan) -> bool:
         """Whether a multi-device program that went wrong on several devices is right on one: then
         the mistake is in what the devices share. A GPU node's own single GPU may have answered it
         already (the first run); under the emulator one more run on 1 device does."""
-        devices = re.match(r"on (\d+) ", failed)
-        if case.program not in self.lab.multi_device_programs or not devices or int(devices[1]) < 2:
+        if failed.devices is None or failed.devices < 2:
             return False
-        if "on 1 GPU" in passed:  # the first run, which went right
+        if any(plan.devices == 1 and not plan.emulated_devices for plan in passed):  # a GPU node's one GPU
             return True
         if not self.emu:
             return False
@@ -359,44 +364,89 @@ class Grader:
         output.remove()
         return verdict == AC
 
-    def _emulated(self, program: str, asan: bool = False) -> tuple[Path | None, str]:
-        """A program's emulated build on a GPU node, or None and why the build failed."""
+    def _work_on_gpu_node(self, case: Case, ready: ReadyCase, reason: str) -> tuple[str, str]:
+        """On a GPU node, lab.toml's [work] judged on the case run once more under the emulated
+        build (on the most devices the lab grades, for a multi-device program); GPU-sized cases
+        (group large) are left to the timing thresholds. (AC, reason) when met."""
+        if not self.lab.work.active or case.group == LARGE:
+            return AC, reason
+        build = self._emulated()
+        if not build.ok:
+            if build.grader_error:
+                return IE, one_line(build.reason)
+            return CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the check of the lab's work: "
+                                            f"{build.reason[:200]}"))
+        binary = build.programs[case.program]
+        env = {}
+        if case.program in self.lab.multi_device_programs and self.lab.device_counts:
+            env["CUDA_EMU_DEVICES"] = str(max(self.lab.device_counts))
+        slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
+                         ready.input_path, ready.expected_path)
+        outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-work"), env=env)
+        verdict, why = judge(self.lab, slow, outcome, output)
+        if verdict == AC:
+            verdict, why = work_verdict(self.lab, slow, env, output.read_profile())
+        output.remove()
+        if verdict == AC:
+            return AC, reason
+        if verdict == work_rules.WORK:
+            return verdict, one_line(self._short(f"{why} (the emulated run that checks the lab's work)"))
+        # Right on the GPU, wrong under the emulator: the emulator's checks say why, as for [sanitize].
+        return verdict, one_line(self._short(f"under the emulator, which checks the lab's work: {why}"))
+
+    def _emulated(self, asan: bool = False) -> BuildResult:
+        """The emulated build of the source on a GPU node (once per ASan setting)."""
         if asan not in self._emulated_builds:
             self._emulated_builds[asan] = build_lab(self.lab, src_root=self.source.root, emu=True, asan=asan,
                                                     build_dir=build_dir_for(self.source, True, asan),
                                                     sandbox=self.sandbox)
-        build = self._emulated_builds[asan]
-        return (build.programs.get(program), "") if build.ok else (None, build.reason)
+        return self._emulated_builds[asan]
 
     def _grade_case(self, case: Case, program: Path, reference: dict, report: Report) -> CaseResult:
-        ready = self._prepare(case)
-        first, labels = None, []
-        for label, env, emulated in self._runs(case):
-            binary, failure = self._emulated(case.program) if emulated else (program, "")
-            if binary is None:  # not a pass: code that will not build there would dodge the runs
-                verdict, reason = CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the run {label}: {failure[:200]}"))
+        try:
+            ready = self._prepare(case)
+        except ConfigError as e:  # a case file the kit cannot make or trust: not the student's
+            return CaseResult(case.name, IE, one_line(f"grader error, not yours: {e}"), 0.0, case.points)
+        first, passed, where = None, [], []
+        for plan in self._plans(case):
+            label = plan.label
+            build = self._emulated() if plan.emulated_build else None
+            if build is not None and not build.ok:
+                if build.grader_error:
+                    verdict, reason = IE, one_line(build.reason)
+                else:  # not a pass: code that will not build there would dodge the runs
+                    verdict, reason = CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the run {label}: "
+                                                              f"{build.reason[:200]}"))
                 break
-            outcome, output, figures = self._run(binary, ready, self.work, env=env)
+            binary = build.programs[case.program] if build is not None else program
+            profiled = self.emu and first is None  # the lab's work is judged on the first run's profile
+            outcome, output, figures = self._run(binary, ready, self.work,
+                                                 env=plan.env if profiled else {**plan.env, "EMU_PROFILE": "0"})
             verdict, reason = judge(self.lab, ready, outcome, output)
+            if verdict == AC and profiled:
+                verdict, reason = work_verdict(self.lab, ready, plan.env, output.read_profile())
             if self.keep_outputs:
                 os.close(output.folder_fd)
             else:
                 output.remove()
             if first is None:
                 first, first_reason = (outcome, figures), reason
-            if label.startswith("on "):  # which devices it ran on is said even when correct
-                labels.append(label.split(",")[0])
+            if plan.where:  # which devices it ran on is said even when correct
+                where.append(plan.where)
             if verdict != AC:
-                if verdict == WA and self._right_on_one_device(case, program, ready, labels, label):
+                if verdict == WA and self._right_on_one_device(case, program, ready, passed, plan):
                     reason += "; right on 1 device: is what the devices exchange, or the rows each one owns, wrong?"
                 reason = one_line(self._short(f"{reason} ({label})" if label else reason))
                 break
+            passed.append(plan)
         else:
-            labels = list(dict.fromkeys(labels))
-            reason = one_line(f"{first_reason} ({', '.join(labels)})" if labels else first_reason)
+            where = list(dict.fromkeys(where))
+            reason = one_line(f"{first_reason} ({', '.join(where)})" if where else first_reason)
+            if not self.emu:  # a GPU run has no profile: the lab's work is judged on an emulated run
+                verdict, reason = self._work_on_gpu_node(case, ready, reason)
         outcome, figures = first
-        result = CaseResult(case.name, verdict, reason, case.points if verdict == AC else 0.0,
-                            case.points, outcome.wall_s, figures)
+        points = case.points if verdict == AC else case.points * self.lab.work.credit if verdict == work_rules.WORK else 0.0
+        result = CaseResult(case.name, verdict, reason, points, case.points, outcome.wall_s, figures)
         doubts = honest_timing.figure_doubts(figures, outcome) if verdict == AC else []
         if doubts:
             result.timing_flagged = True
@@ -460,8 +510,7 @@ class Grader:
 
     def _time_limits(self, report: Report) -> dict[str, float]:
         """Each case's time limit from the reference solution's time on this machine, in this
-        flavor: LIMIT_FACTOR times it, at least LIMIT_FLOOR_S, at most the case's own limit. A
-        program that loops forever then costs seconds, not the minute a GPU-sized case allows.
+        flavor (limits.GRADING_TIME_LIMITS).
         The reference's times are measured once and kept in build/reference-walls/."""
         if self.source.name == "solution" or not (SOLUTIONS_DIR / self.lab.id).is_dir():
             return {}
@@ -479,29 +528,34 @@ class Grader:
                 if walls:
                     cache.parent.mkdir(parents=True, exist_ok=True)
                     write_atomically(cache, json.dumps(walls) + "\n")
-        limits = {c.name: min(c.time_limit_s, max(LIMIT_FLOOR_S, LIMIT_FACTOR * walls[c.name]))
-                  for c in self.cases if c.name in walls}
+        limits = {c.name: GRADING_TIME_LIMITS.limit(c.time_limit_s, walls[c.name]) for c in self.cases if c.name in walls}
         if limits:
-            report.notes.append(f"time limits: {LIMIT_FACTOR} x the reference solution's time here, at least "
-                                f"{LIMIT_FLOOR_S:g} s, at most the case's own")
+            report.notes.append(f"time limits: {GRADING_TIME_LIMITS.describe()}")
         return limits
+
+    def _reference_build(self, emu: bool, asan: bool) -> BuildResult:
+        """The reference solution built once per flavor for this grading (its walls and figures)."""
+        if (emu, asan) not in self._reference_builds:
+            solution = Source("solution", SOLUTIONS_DIR)
+            self._reference_builds[emu, asan] = build_lab(self.lab, src_root=solution.root,
+                                                          build_dir=build_dir_for(solution, emu, asan), emu=emu,
+                                                          asan=asan, sandbox=self.sandbox)
+        return self._reference_builds[emu, asan]
 
     def _measure_reference_walls(self) -> dict[str, float]:
         """The reference solution's wall time on each case, run as the student's will be."""
-        solution = Source("solution", SOLUTIONS_DIR)
-        build = build_lab(self.lab, src_root=solution.root, build_dir=build_dir_for(solution, self.emu, self.asan),
-                          emu=self.emu, asan=self.asan, sandbox=self.sandbox)
+        build = self._reference_build(self.emu, self.asan)
         if not build.ok:
             return {}
         walls = {}
         for case in self.cases:
             ready = self._prepare(case)
             slowest = 0.0
-            for _, env, emulated in self._runs(case):  # the random-order pass can be the slowest
-                if emulated:
+            for plan in self._plans(case):  # the random-order pass can be the slowest
+                if plan.emulated_build:
                     continue
                 outcome, output, _ = self._run(build.programs[case.program], ready,
-                                               self.work.with_name(self.lab.id + "-reference"), env=env)
+                                               self.work.with_name(self.lab.id + "-reference"), env=plan.env)
                 output.remove()
                 if runtime_error(outcome, case.time_limit_s) is not None:
                     break
@@ -525,8 +579,7 @@ class Grader:
             report.notes.append(f"no reference solution in this copy of the kit (solutions/{self.lab.id} is "
                                 f"missing, as in the student edition): timing thresholds not checked")
             return {}
-        build = build_lab(self.lab, src_root=solution.root, build_dir=build_dir_for(solution, False, False),
-                          emu=False, sandbox=self.sandbox)
+        build = self._reference_build(False, False)
         if not build.ok:
             report.notes.append(f"the reference solution did not build ({build.reason}); timing not checked")
             return {}

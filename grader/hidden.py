@@ -32,11 +32,11 @@ import hashlib
 import hmac
 import os
 import secrets
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.cases import ReadyCase, load_generator, make_atomically
+from grader.cases import ReadyCase, load_generator
+from grader.shared_files import make_atomically
 from grader.labs import Case, Compare, ConfigError, Lab
 from grader.paths import BUILD_DIR
 
@@ -102,20 +102,12 @@ def _param(secret: Secret, label: str, spec, where: str):
     raise ConfigError(f"{where}: a parameter table needs range, choice or seed, got {spec}")
 
 
-def recipes(lab: Lab) -> list[dict]:
-    path = lab.testcases_dir / "cases.toml"
-    try:
-        with path.open("rb") as f:
-            return list(tomllib.load(f).get("hidden", []))
-    except (OSError, tomllib.TOMLDecodeError):
-        return []  # load_lab has already reported a bad cases.toml
-
-
-def hidden_cases(lab: Lab, secret: Secret) -> list[Case]:
-    """Every hidden case of the lab, its parameters drawn from the secret."""
+def hidden_cases(lab: Lab, secret: Secret | None) -> list[Case]:
+    """Every hidden case of the lab, its parameters drawn from the secret (None: the cases'
+    names, points and limits alone, as an LMS bundle lists them)."""
     where = lab.testcases_dir / "cases.toml"
     cases = []
-    for recipe in recipes(lab):
+    for recipe in lab.hidden_recipes:
         try:
             name, program, count = recipe["name"], recipe["program"], int(recipe.get("count", 1))
             args = tuple(str(a) for a in recipe["args"])
@@ -128,7 +120,7 @@ def hidden_cases(lab: Lab, secret: Secret) -> list[Case]:
         for number in range(1, count + 1):
             params = {key: _param(secret, f"{lab.id}/{name}/{number}/{key}", spec,
                                   f"{where}: hidden {name!r} parameter {key!r}")
-                      for key, spec in dict(recipe.get("params", {})).items()}
+                      for key, spec in dict(recipe.get("params", {})).items()} if secret else {}
             params["_input"] = bool(recipe.get("input", False))
             cases.append(Case(name=f"{name}-{number}", group=HIDDEN_GROUP, program=program, args=args,
                               points=float(recipe.get("points", 1)),

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.limits import LabLimits, lab_limits
-from grader.paths import LABS_DIR, STARTER_DIR, TESTCASES_DIR
+from grader.paths import KIT_ROOT, LABS_DIR, STARTER_DIR, TESTCASES_DIR
+from grader.work import WorkConfigError, WorkRules, parse_rules
 
 
 class ConfigError(Exception):
@@ -95,6 +96,13 @@ class Lab:
     multi_device_programs: tuple[str, ...] = ()
     device_counts: tuple[int, ...] = ()
     no_peer_counts: tuple[int, ...] = ()  # of those, the counts emulated without peer access
+    hidden_recipes: tuple[dict, ...] = ()  # cases.toml's [[hidden]] (grader/hidden.py draws the cases)
+    instructor_only: tuple[str, ...] = ()  # [dist]: kit-relative globs the student edition leaves out
+
+    def instructor_only_files(self) -> list[Path]:
+        """What of the kit no student sees (the edition leaves it out, a sandbox hides it)."""
+        return sorted({path for pattern in self.instructor_only for path in KIT_ROOT.glob(pattern)})
+    work: WorkRules = WorkRules()  # [work]: what the run must have done (grader/work.py)
 
     @property
     def testcases_dir(self) -> Path:
@@ -162,6 +170,13 @@ def _sanitize(config: dict, lab_id: str, cases: tuple[Case, ...]) -> Sanitize:
     return sanitize
 
 
+def _work(config: dict, lab_id: str) -> WorkRules:
+    try:
+        return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml")
+    except WorkConfigError as e:
+        raise ConfigError(str(e)) from None
+
+
 def load_lab(lab_id: str) -> Lab:
     if lab_id not in lab_ids():
         raise ConfigError(f"no lab named {lab_id!r}; the labs are: {', '.join(lab_ids())}")
@@ -169,7 +184,8 @@ def load_lab(lab_id: str) -> Lab:
     compare = _table(Compare, config, "compare", lab_id)
     timing = _table(Timing, config, "timing", lab_id)
     cases_path = TESTCASES_DIR / lab_id / "cases.toml"
-    raw_cases = _read_toml(cases_path).get("case", [])
+    cases_toml = _read_toml(cases_path)
+    raw_cases = cases_toml.get("case", [])
     cases = tuple(_case(raw, str(cases_path), compare) for raw in raw_cases)
     for case in cases:
         if case.expected is None and case.expected_sha256 is None:
@@ -205,4 +221,15 @@ def load_lab(lab_id: str) -> Lab:
         multi_device_programs=tuple(devices.get("programs", [])),
         device_counts=device_counts,
         no_peer_counts=no_peer_counts,
+        hidden_recipes=tuple(cases_toml.get("hidden", [])),
+        instructor_only=read_instructor_only(config, f"labs/{lab_id}/lab.toml"),
+        work=_work(config, lab_id),
     )
+
+
+def read_instructor_only(config: dict, where: str) -> tuple[str, ...]:
+    """lab.toml's [dist] instructor_only: kit-relative globs (the one reader of [dist])."""
+    patterns = config.get("dist", {}).get("instructor_only", [])
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise ConfigError(f"{where}: [dist] instructor_only must be a list of kit-relative globs")
+    return tuple(patterns)

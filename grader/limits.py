@@ -80,6 +80,26 @@ class Limits:
         )
 
 
+@dataclass(frozen=True)
+class TimeLimitRule:
+    """A case's time limit from the reference solution's time on this machine: `factor` times
+    it, at least `floor_s`, at most the case's own limit (a program that loops forever then
+    costs seconds, not the minute a GPU-sized case allows)."""
+    factor: float
+    floor_s: float
+
+    def limit(self, case_limit_s: float, reference_wall_s: float) -> float:
+        return min(case_limit_s, max(self.floor_s, self.factor * reference_wall_s))
+
+    def describe(self) -> str:
+        return f"{self.factor:g} x the reference solution's time here, at least {self.floor_s:g} s, at most the case's own"
+
+
+GRADING_TIME_LIMITS = TimeLimitRule(factor=50, floor_s=30.0)
+# Mutants are the reference with one change: tighter, so a looping mutant costs seconds.
+MUTANT_TIME_LIMITS = TimeLimitRule(factor=10, floor_s=5.0)
+
+
 def _half_the_memory() -> int:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2

@@ -51,7 +51,6 @@ a usage or configuration error.
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import json
 import re
 import shutil
@@ -65,7 +64,9 @@ from pathlib import Path
 from grader.grade import Grader, Source, build_dir_for
 from grader.labs import OPTIONAL, PUBLIC, Case, Lab, load_lab
 from grader.program_files import remove_tree
+from grader.limits import MUTANT_TIME_LIMITS
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
+from grader.shared_files import exclusive_lock
 from grader.intake import intake, safe_id
 from grader.sandbox import MODES
 from grader.text import one_line
@@ -96,7 +97,6 @@ AUTOMATIC_TABLES = ("equivalent", "caught_by", "note")
 KILLED, SURVIVED, EQUIVALENT, STILLBORN, ERROR = "killed", "SURVIVED", "equivalent", "stillborn", "error"
 DATA_FILE = "mutants.toml"
 MUTANTS_DIR = BUILD_DIR / "mutants"
-LIMIT_FACTOR, LIMIT_MIN_S = 10.0, 5.0
 REASON_CHARS = 100
 
 _SYNC = re.compile(r"__syncthreads\(\)\s*;")
@@ -358,7 +358,7 @@ class MutantRunner:
             grader.cases = [dataclasses.replace(case, time_limit_s=limit)]
             result = grader.grade(build).results[0]
             if result.verdict == TLE and limit < case.time_limit_s:
-                result.reason += f" (a mutant's limit: {LIMIT_FACTOR:g} x the reference's time, at least {LIMIT_MIN_S:g} s)"
+                result.reason += f" (a mutant's limit: {MUTANT_TIME_LIMITS.describe()})"
             results.append(result)
             if result.verdict in (CE, IE):
                 return results, result  # a build failure is the same for every case
@@ -386,7 +386,7 @@ class MutantRunner:
                                 f"solution or the case before measuring mutants")
         for result in results:
             case = next(c for c in self.lab.cases if c.name == result.case)
-            self.limits[case.name] = min(case.time_limit_s, max(LIMIT_MIN_S, LIMIT_FACTOR * result.wall_s))
+            self.limits[case.name] = MUTANT_TIME_LIMITS.limit(case.time_limit_s, result.wall_s)
 
     def grade(self, mutation: Mutation) -> MutantResult:
         start = time.monotonic()
@@ -420,14 +420,12 @@ class MutantRunner:
 @contextmanager
 def only_run_of(lab: Lab):
     """Refuses a second mutants run of the same lab at the same time: they share build/mutants/<lab>/."""
-    MUTANTS_DIR.mkdir(parents=True, exist_ok=True)
-    with (MUTANTS_DIR / f".{lab.id}.lock").open("a+") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise MutationError(f"another `grader mutants {lab.id}` is running in this kit right now "
-                                f"(it holds {MUTANTS_DIR}/.{lab.id}.lock); wait for it to finish") from None
-        yield
+    try:
+        with exclusive_lock(MUTANTS_DIR / f".{lab.id}.lock", wait=False):
+            yield
+    except BlockingIOError:
+        raise MutationError(f"another `grader mutants {lab.id}` is running in this kit right now "
+                            f"(it holds {MUTANTS_DIR}/.{lab.id}.lock); wait for it to finish") from None
 
 
 def run_lab(lab: Lab, *, emu: bool, asan: bool = False, only: list[str] | None = None,

@@ -9,15 +9,14 @@ secret is, its fingerprint) go only to the TA's formats: the terminal and JSON.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from grader import KIT_VERSION
+from grader.shared_files import write_atomically
 from grader.text import one_line
-from grader.verdict import AC, CaseResult
+from grader.verdict import AC, IE, CaseResult
 
 
 @dataclass
@@ -51,7 +50,10 @@ def table(report: Report) -> str:
         if r.timing_note:
             lines.append(f"  {one_line(r.case)}: {one_line(r.timing_note)}")
     lines += [f"note: {one_line(note)}" for note in report.notes + report.staff_notes]
-    lines.append(f"score: {report.score:g} / {report.max_score:g}")
+    not_graded = sum(r.verdict == IE for r in report.results)
+    lines.append(f"score: {report.score:g} / {report.max_score:g}" + (
+        f"  NOT GRADED: {not_graded} case(s), the grader's failure, not the student's: fix what the "
+        f"reasons say and grade again" if not_graded else ""))
     return "\n".join(lines)
 
 
@@ -88,23 +90,17 @@ def to_gradescope(report: Report) -> dict:
 
 
 def to_junit(report: Report) -> str:
+    # JUnit's own split: a failure is the code's, an error is the test machinery's (IE).
     suite = ET.Element("testsuite", name=report.lab, tests=str(len(report.results)),
-                       failures=str(sum(r.verdict != AC for r in report.results)))
+                       failures=str(sum(r.verdict not in (AC, IE) for r in report.results)),
+                       errors=str(sum(r.verdict == IE for r in report.results)))
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=report.lab, name=r.case, time=f"{r.wall_s:.3f}")
         if r.verdict != AC:
-            failure = ET.SubElement(case, "failure", type=r.verdict, message=one_line(r.reason))
+            failure = ET.SubElement(case, "error" if r.verdict == IE else "failure", type=r.verdict,
+                                    message=one_line(r.reason))
             failure.text = one_line(r.timing_note or r.reason)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Writes via a temporary file and a rename, so a reader never sees half a report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def write_reports(report: Report, *, json_path: Path | None = None, gradescope_path: Path | None = None,

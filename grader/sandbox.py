@@ -51,7 +51,11 @@ from grader.verdict import EXIT_MEMCHECK
 KINDS = ("bubblewrap", "user", "landlock")
 MODES = ("auto", "require", "off") + KINDS
 CONFINE = Path(__file__).resolve().parent / "confine.py"
-# What a command confined without namespaces may read besides its view (Landlock's allow-list).
+# What a command confined without namespaces may read besides its view (Landlock's allow-list),
+# and write besides its work folder: its own /proc/<pid>, which the CUDA driver writes to (the
+# rule resolves /proc/self in the launcher, whose pid the program keeps; a program started by a
+# supervising tool, compute-sanitizer, has a pid of its own: then /proc, where a process may
+# write only what its own user may).
 SYSTEM_FILES = ("/proc", "/sys", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group",
@@ -175,15 +179,17 @@ class Sandbox:
 
     def wrap(self, argv: list[str], *, work: Path, view: list[Mount] = (), hide: list[Path] = (),
              gpu: bool = False, tmp_bytes: int | None = None, status_fd: int | None = None,
-             chdir: Path | None = None, toolchain: bool = False) -> list[str]:
-        """The command line that runs argv seeing only the system, `view` and `work` (writable)."""
+             chdir: Path | None = None, toolchain: bool = False, supervised: bool = False) -> list[str]:
+        """The command line that runs argv seeing only the system, `view` and `work` (writable).
+        supervised: argv is a tool (compute-sanitizer) that runs the program as its child."""
         if not self.active:
             return list(argv)
         if self.kind != "user":
             sandbox_user.reclaim(Path(work))
         if self.kind != "bubblewrap":
             return self._confine(list(argv), work=Path(work).resolve(), view=view, hide=[Path(p) for p in hide],
-                                 gpu=gpu, status_fd=status_fd, chdir=chdir, toolchain=toolchain)
+                                 gpu=gpu, status_fd=status_fd, chdir=chdir, toolchain=toolchain,
+                                 supervised=supervised)
         # bubblewrap: the kit's own folder is an empty tmpfs in which only `view` appears.
         cmd = [self.bwrap, "--unshare-all", "--die-with-parent", "--hostname", "labkit"]
         if os.geteuid() == 0:
@@ -227,13 +233,13 @@ class Sandbox:
         return cmd + ["--", *argv]
 
     def _confine(self, argv: list[str], *, work: Path, view, hide: list[Path], gpu: bool,
-                 status_fd: int | None, chdir: Path | None, toolchain: bool) -> list[str]:
+                 status_fd: int | None, chdir: Path | None, toolchain: bool, supervised: bool) -> list[str]:
         """grader/confine.py's command line: Landlock's allow-list (read: the system and `view`;
         write: `work`), and for the user kind the files and folders handed to the sandbox user.
         A Mount shown elsewhere (target) is copied there first: no namespace can remap a path."""
         reads = [*SYSTEM_DIRS, *_library_dirs(), *(toolchain_dirs() if toolchain else []), *ETC_FILES,
                  *SYSTEM_FILES, *(gpu_device_nodes() if gpu else [])]
-        writes = [work]
+        writes = [work, "/proc" if supervised else "/proc/self"]
         user = self.user
         if user is not None:
             sandbox_user.close_kit(hide)

@@ -173,7 +173,7 @@ def _close_children(folder: Path, keep: tuple[str, ...] = ()) -> None:
 
 def close_kit(hidden: list[Path]) -> None:
     """What no sandbox user may open: everything of the kit but PUBLIC_TOP and PUBLIC_BUILD,
-    the lab's instructor notes, and each hidden path (the secret). The kit's folder, build/ and
+    and each hidden path (the secret, the lab's instructor-only files). The kit's folder, build/ and
     build/'s folders of many sources (SHARED) stay traverse-only: each user reaches its own
     folders in them through its group (grant_path). Cheap and idempotent: every build and run
     calls it, so a folder made since (a case cache, a report, another submission) is closed too."""
@@ -189,8 +189,6 @@ def close_kit(hidden: list[Path]) -> None:
     grader = MAKEFRAG.parent
     _close_children(grader, (MAKEFRAG.name,))
     _chmod(grader, add=0o001)
-    for notes in LABS_DIR.glob("*/NOTES*.md"):
-        _chmod(notes, clear=0o007)
     for path in hidden:  # build/ itself is SHARED: what it holds is closed above
         if Path(path) not in SHARED:
             _chmod(Path(path), clear=0o007)

@@ -88,8 +88,9 @@ def forbidden_calls(nm_output: str, lab: Lab) -> list[tuple[str, str]]:
     return sorted(found.items())
 
 
-def check(lab: Lab, objects: dict[str, Path], *, sandbox: Sandbox, view: list[Mount]) -> str:
-    """'' when every object calls only what the lab allows; else the reason for a CE."""
+def check(lab: Lab, objects: dict[str, Path], *, sandbox: Sandbox, view: list[Mount]) -> tuple[str, bool]:
+    """('', False) when every object calls only what the lab allows; else the reason, and
+    whether the failure is the grader's (the listing could not be made) rather than a CE."""
     for program, obj in objects.items():
         if not obj.is_file():
             continue
@@ -103,11 +104,11 @@ def check(lab: Lab, objects: dict[str, Path], *, sandbox: Sandbox, view: list[Mo
         text = read_regular(listing, MAX_LISTING_BYTES) if outcome.exit_code == 0 else None
         if text is None:
             return (f"grader error, not yours: could not list the symbols of {program}.o "
-                    f"({one_line(outcome.stderr)[:200] or 'the listing is missing or too large'})")
+                    f"({one_line(outcome.stderr)[:200] or 'the listing is missing or too large'})"), True
         calls = forbidden_calls(text.decode("utf-8", "replace"), lab)
         if calls:
             named = ", ".join(f"{name} ({what})" for name, what in calls[:4])
             more = f" and {len(calls) - 4} more" if len(calls) > 4 else ""
             return one_line(f"{program}.c calls {named}{more}: this lab asks for your own kernels and code, "
-                            f"not a library's or the harness's; remove the call")
-    return ""
+                            f"not a library's or the harness's; remove the call"), False
+    return "", False

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from grader.build import build_lab
+from grader.grade import Source, build_dir_for
 from grader.gpu import has_gpu
 from grader.labs import load_lab
-from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 
 EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
 
@@ -20,9 +21,8 @@ def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: boo
         pytest.skip("the CPU emulator (labs/emu) is not in this tree")
     if not emu and not has_gpu():
         pytest.skip("GPU test: no CUDA GPU on this machine")
-    root = SOLUTIONS_DIR if flavor == "solution" else STARTER_DIR
-    build_dir = BUILD_DIR / f"{'emu-' if emu else ''}{flavor}"
-    result = build_lab(load_lab(lab_id), src_root=root, build_dir=build_dir, emu=emu)
+    source = Source(flavor, SOLUTIONS_DIR if flavor == "solution" else STARTER_DIR)
+    result = build_lab(load_lab(lab_id), src_root=source.root, build_dir=build_dir_for(source, emu, False), emu=emu)
     assert result.ok, result.log
     return result.programs[program]
 

@@ -6,6 +6,8 @@ is one line of printable text (grader/text.py), whatever the program printed.
 
     AC correct      WA wrong answer     TLE over the time limit    RE runtime error
     CE compile error (or a forbidden library call)    SLOW correct but over a timing threshold
+    WORK right output, not the lab's work (grader/work.py: computed on the host, no tiles in
+       shared memory, one device doing all of it, ...); lab.toml [work] credit of the points
     IE grader error: the sandbox or the grader failed, not the student; never scored, and
        a batch lists it as not graded
 """
@@ -166,10 +168,10 @@ def memcheck_finding(stderr: str) -> str:
     return f"out of bounds: AddressSanitizer: {kind}{what}{at}"
 
 
-def determine_verdict(outcome: RunOutcome, time_limit_s: float, mismatch: str | None) -> tuple[str, str]:
+def determine_verdict(outcome: RunOutcome, failure: tuple[str, str] | None, mismatch: str | None) -> tuple[str, str]:
     """The verdict and its one-line reason for one run of one case: a pure function of the run's
-    outcome and of the comparison (mismatch: None when the output matched, else why not)."""
-    failure = runtime_error(outcome, time_limit_s)
+    outcome, of how it failed (runtime_error(), found once by the caller, which compares only a
+    run that did not fail) and of the comparison (mismatch: None when the output matched)."""
     if failure:
         verdict, reason = failure
     elif mismatch:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -117,15 +116,11 @@ def lab_info(lab_id: str, *, with_hidden: bool, root: Path = KIT_ROOT) -> LabInf
         raise BundleError(str(e)) from None
     cases = [CaseInfo(c.name, c.points, False, c.time_limit_s) for c in lab.cases if c.group == PUBLIC]
     if with_hidden:
-        cases_toml = root / "testcases" / lab.id / "cases.toml"
-        recipes = tomllib.loads(cases_toml.read_text()).get("hidden", [])
-        if not recipes:
-            raise BundleError(f"a secret was given but {cases_toml.relative_to(root)} has no [[hidden]] "
+        from grader.hidden import hidden_cases
+        if not lab.hidden_recipes:
+            raise BundleError(f"a secret was given but testcases/{lab.id}/cases.toml has no [[hidden]] "
                               f"recipes: leave SECRET_FILE out for lab {lab.id}, or add recipes")
-        for recipe in recipes:
-            for number in range(1, int(recipe.get("count", 1)) + 1):
-                cases.append(CaseInfo(f"{recipe['name']}-{number}", float(recipe.get("points", 1)), True,
-                                      float(recipe.get("time_limit_s", 60))))
+        cases += [CaseInfo(c.name, c.points, True, c.time_limit_s) for c in hidden_cases(lab, None)]
     from grader import KIT_VERSION
     budget = BUILD_ALLOWANCE_S + int(sum(c.time_limit_s for c in cases))
     return LabInfo(lab.id, lab.title, list(lab.programs), cases, with_hidden, budget, KIT_VERSION,

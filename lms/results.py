@@ -23,7 +23,8 @@ from lms.kit import TIMING_NOTE, LabInfo
 NOT_GRADED = "not graded"
 MAX_TEXT = 4000  # characters of one student-visible text (a reason, an output)
 VERDICT_WORDS = {"AC": "accepted", "WA": "wrong answer", "TLE": "time limit exceeded",
-                 "RE": "runtime error", "CE": "compile error", "SLOW": "correct but slow"}
+                 "RE": "runtime error", "CE": "compile error", "SLOW": "correct but slow",
+                 "WORK": "right output, not the lab's work"}
 
 
 @dataclass(frozen=True)

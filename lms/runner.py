@@ -28,6 +28,9 @@ import time
 import traceback
 from pathlib import Path
 
+from grader import exit_status
+from grader.shared_files import write_atomically
+from grader.verdict import IE
 from lms import results as convert, seal
 from lms.kit import CONFIG_NAME, LabInfo
 
@@ -115,22 +118,20 @@ def run_grader(kit: Path, target: Path, info: LabInfo, report_path: Path, secret
         report = json.loads(report_path.read_text())
     except (OSError, ValueError):
         report = None
+    line = _last_error_line(text).removeprefix("grader: error:").strip()
+    if proc.returncode == exit_status.REFUSED:  # whose failure it is, the status says; the line is only shown
+        raise StudentError("the grader refused the submission: " + line)
     if isinstance(report, dict) and isinstance(report.get("cases"), list):
+        not_graded = [c for c in report["cases"] if isinstance(c, dict) and c.get("verdict") == IE]
+        if proc.returncode == exit_status.NOT_ALL_GRADED or not_graded:
+            reasons = "; ".join(f"{c.get('case')}: {c.get('reason')}" for c in not_graded[:3])
+            raise GraderFailure(f"{len(not_graded)} case(s) could not be graded ({reasons})")
         return report
-    line = _last_error_line(text)
-    if proc.returncode == 2 and line.startswith("grader: error:") and \
-            any(word in line for word in ("refused", "submission", "missing", "not a text file")):
-        raise StudentError("the grader refused the submission: " + line.removeprefix("grader: error:").strip())
     raise GraderFailure(f"the kit's grader stopped (exit status {proc.returncode}) without a report: {line}")
 
 
 def write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
+    write_atomically(path, json.dumps(data, indent=2) + "\n")
 
 
 def grade(fmt: str, bundle: Path, submission: Path, results_path: Path) -> dict:

@@ -18,7 +18,6 @@ cancelled or timed out) has a "not graded" record with the reason, and is graded
 from __future__ import annotations
 
 import csv
-import fcntl
 import hashlib
 import io
 import json
@@ -29,7 +28,6 @@ import stat
 import sys
 import time
 import traceback
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -46,12 +44,14 @@ from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR, TESTCASES_DIR
 from grader.intake import MAX_FILE_BYTES, MAX_TARBALL_BYTES, SubmissionError, allowed_names
 from grader.intake import intake as submission_intake
 from grader.sandbox import sandbox_for
+from grader.shared_files import exclusive_lock, write_atomically
 from grader.text import csv_cell, one_line
 from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA
+from grader.work import WORK
 
 GRADED, NOT_GRADED, REFUSED = "graded", "not graded", "refused"
 # A submission's overall verdict is its worst case's, in this order.
-SEVERITY = (IE, CE, RE, TLE, WA, SLOW, AC)
+SEVERITY = (IE, CE, RE, TLE, WA, WORK, SLOW, AC)
 TARBALL_SUFFIXES = (".tar.gz", ".tgz")
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]*")
 
@@ -184,7 +184,7 @@ class Plan:
         return [s for task in self.tasks for s in task]
 
     def save(self, path: Path) -> None:
-        reports.write_atomically(path, json.dumps(asdict(self), indent=1) + "\n")
+        write_atomically(path, json.dumps(asdict(self), indent=1) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> Plan:
@@ -253,22 +253,10 @@ def make_record(sub: Submission, key: dict, status: str, reason: str, *, where: 
 
 
 def write_record(out: Path, record: dict) -> None:
-    reports.write_atomically(record_path(out, record["student"]), json.dumps(record, indent=1) + "\n")
+    write_atomically(record_path(out, record["student"]), json.dumps(record, indent=1) + "\n")
 
 
 # ---- grading one task's submissions (what a local worker or a Slurm task runs) ---------------
-
-@contextmanager
-def file_lock(path: Path):
-    """An exclusive lock between processes (on a cluster: between tasks on a shared folder)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
 
 def prepare_shared(lab, emu: bool, groups: tuple[str, ...], secret: Secret | None = None) -> str:
     """Builds what every submission's grading shares (the reference solution, the emulator's
@@ -277,7 +265,7 @@ def prepare_shared(lab, emu: bool, groups: tuple[str, ...], secret: Secret | Non
     if not emu and not has_gpu():
         return (f"no CUDA GPU on {socket.gethostname()}: the task got none (does the batch script ask "
                 f"for one: --gres=gpu:1?)")
-    with file_lock(BUILD_DIR / "locks" / f"batch-{lab.id}.lock"):
+    with exclusive_lock(BUILD_DIR / "locks" / f"batch-{lab.id}.lock"):
         try:
             for case in (c for c in lab.cases if c.group in groups):
                 prepare(lab, case)
@@ -426,13 +414,13 @@ def write_summary(rows: list[dict], out: Path, lab_id: str, key: dict) -> tuple[
     writer.writerow(header)
     writer.writerows(lines)
     csv_path, json_path = out / "class.csv", out / "class.json"
-    reports.write_atomically(csv_path, buffer.getvalue())
+    write_atomically(csv_path, buffer.getvalue())
     counts = {status: sum(r["status"] == status for r in rows) for status in (GRADED, NOT_GRADED, REFUSED)}
     summary = {"lab": lab_id, "key": key, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "counts": {**counts, "total": len(rows)},
                "students": [{k: v for k, v in r.items() if k != "report"} |
                             {"cases": (r.get("report") or {}).get("cases", [])} for r in rows]}
-    reports.write_atomically(json_path, json.dumps(summary, indent=1) + "\n")
+    write_atomically(json_path, json.dumps(summary, indent=1) + "\n")
     return csv_path, json_path
 
 

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import socket
 import time
@@ -24,19 +23,18 @@ from grader.gpu import gpu_ids
 from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
 from grader.labs import CASE_SELECTIONS, PUBLIC, load_lab
 from grader.sandbox import MODES, SandboxError, sandbox_for
+from grader.shared_files import exclusive_lock
 
 
 @contextmanager
 def only_batch_in(out: Path):
     """Refuses a second batch writing into the same folder at the same time."""
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / ".batch.lock").open("a+") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise BatchError(f"another `grader batch` is writing into {out} right now; wait for it "
-                             f"(or give this one another --out)") from None
-        yield
+    try:
+        with exclusive_lock(out / ".batch.lock", wait=False):
+            yield
+    except BlockingIOError:
+        raise BatchError(f"another `grader batch` is writing into {out} right now; wait for it "
+                         f"(or give this one another --out)") from None
 
 
 def _wait_for_previous_job(out: Path, progress: Progress, max_poll_s: float) -> bool:

@@ -20,10 +20,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from grader import report as reports
 from grader.batch import (NOT_GRADED, BatchError, Plan, Progress, has_outcome, make_record,
                           read_record, write_record)
 from grader.paths import KIT_ROOT
+from grader.shared_files import write_atomically
 
 BATCH_SCRIPT = KIT_ROOT / "jobs" / "slurm" / "grade-batch.sbatch"
 MAX_ARRAY_TASKS = 1000  # Slurm's default MaxArraySize is 1001 (indices 0..1000)
@@ -82,7 +82,7 @@ def submit(plan: Plan, plan_path: Path, *, jobs: int, script: Path, extra: list[
     if proc.returncode != 0 or not job_id.isdigit():
         raise BatchError(f"sbatch refused the job: {(proc.stderr or proc.stdout).strip()}\n"
                          f"  the command was: {' '.join(argv)}")
-    reports.write_atomically(Path(plan.out) / "slurm-job.json", json.dumps(
+    write_atomically(Path(plan.out) / "slurm-job.json", json.dumps(
         {"job_id": job_id, "plan": str(plan_path), "sbatch": argv,
          "submitted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, indent=1) + "\n")
     return job_id

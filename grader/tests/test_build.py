@@ -2,6 +2,8 @@
 
 import subprocess
 
+import pytest
+
 from grader.build import build_lab, first_error
 from grader.grade import Grader, Source
 from grader.labs import load_lab
@@ -60,3 +62,17 @@ def test_make_builds_starter_and_solution_into_separate_folders(tmp_path):
     # the .cu is the student's file behind a #line naming it, so messages point at the .c file
     assert (tmp_path / "b0/increment/increment.cu").read_text() == \
         '#line 1 "starter/increment/increment.c"\n' + (KIT_ROOT / "starter/increment/increment.c").read_text()
+
+
+@pytest.mark.parametrize("emu, asan, flavor", [(True, False, "solution"), (True, True, "starter"),
+                                               (True, True, "solution")])
+def test_the_makefile_and_the_grader_name_build_folders_alike(emu, asan, flavor):
+    """build_dir_for is the grader's one source for a build folder's name; the Makefile's BUILD
+    (make's own default, what a student's `make` uses) must agree with it."""
+    from grader.grade import Source, build_dir_for
+    from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+    args = ["make", "-s", "--no-print-directory", "-C", str(KIT_ROOT), "--eval", "print-build: ; @echo $(BUILD)",
+            "print-build", f"EMU={1 if emu else 0}"] + (["ASAN=1"] if asan else []) + (["SOL=1"] if flavor == "solution" else [])
+    made = subprocess.run(args, capture_output=True, text=True, check=True).stdout.split()[-1]
+    source = Source(flavor, SOLUTIONS_DIR if flavor == "solution" else STARTER_DIR)
+    assert KIT_ROOT / made == build_dir_for(source, emu, asan)

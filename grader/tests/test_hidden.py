@@ -1,6 +1,8 @@
 """Hidden testcases: drawn from the instructor's secret, made by the lab's own generator, kept
 where no sandboxed program can see them."""
 
+import dataclasses
+
 import pytest
 
 from grader.grade import Grader, Source
@@ -48,9 +50,8 @@ def test_secret_sources_and_checks(tmp_path):
 
 
 def test_bad_recipe_is_reported(monkeypatch):
-    lab = load_lab("increment")
-    monkeypatch.setattr("grader.hidden.recipes", lambda lab: [
-        {"name": "h", "program": "increment", "args": [], "params": {"n": {"range": [5, 1]}}}])
+    lab = dataclasses.replace(load_lab("increment"), hidden_recipes=(
+        {"name": "h", "program": "increment", "args": [], "params": {"n": {"range": [5, 1]}}},))
     with pytest.raises(ConfigError, match="range must be two whole numbers, low <= high"):
         hidden_cases(lab, SECRET)
 

@@ -74,10 +74,11 @@ def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str, root: Pa
     grader = Grader(lab, Source(student, root or STUDENTS / "fw" / student), emu=False, sandbox="off",
                     log=lambda *_: None)
     # No GPU here: the plain emulated build (of the solution, if the student's will not build) plays the GPU's.
-    program, failure = grader._emulated("fw")
+    build = grader._emulated()
     if root is not None:
-        program, failure = Grader(lab, Source("solution", SOLUTIONS_DIR), emu=False, sandbox="off")._emulated("fw")
-    assert program is not None, failure
+        build = Grader(lab, Source("solution", SOLUTIONS_DIR), emu=False, sandbox="off")._emulated()
+    assert build.ok, build.reason
+    program = build.programs["fw"]
     right = CaseResult(case_name, AC, "right", 1.0, 1.0)
     report = Report("fw", student, False, [right])
     grader._sanitize({"fw": program}, report)

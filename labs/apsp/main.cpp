@@ -27,6 +27,7 @@
 
 #include "apsp.h"
 #include "binfile.h"
+#include "profile_output.h"
 #include "ceiling.h"
 #include "cli.h"
 #include "device.h"
@@ -106,6 +107,7 @@ static double solve_file(const std::string &in, const std::string &out, bool tim
         cuda_start.join();
     ApspTimes times = {};
     apsp_solve(dist.data(), input.n, &times);
+    lab_result_ready(dist.data(), dist.bytes(), "the distance matrix");
     step.restart();
     output.write(dist.data());
     double write_ms = step.ms();

@@ -15,6 +15,7 @@
 
 #include "bfs.h"
 #include "binfile.h"
+#include "profile_output.h"
 #include "cli.h"
 #include "depth_check.h"
 #include "device.h"
@@ -75,6 +76,7 @@ static Timings run_program_code(const EdgeList &graph, int32_t source, int runs,
 
     clock.restart();
     bfs_copy_depths(state, depth.data());
+    lab_result_ready(depth.data(), depth.size() * sizeof(int32_t), "the depths");
     CUDA_CHECK(cudaDeviceSynchronize());
     t.copy_ms = clock.ms();
     bfs_release(state);

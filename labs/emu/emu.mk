@@ -22,7 +22,7 @@ EMU_LIB       = $(EMU_LIB_DIR)/libcudaemu.a
 # the student; headers are included by their folder ("engine/fiber.h") from -I src.
 EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*/*.cpp)
 # labs/common for exit_codes.h: the race detector exits with LAB_EXIT_RACE.
-EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -I$(EMU_DIR)/include -I$(EMU_DIR)/src -Ilabs/common
+EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -DCUDAEMU_RUNTIME_BUILD -I$(EMU_DIR)/include -I$(EMU_DIR)/src -Ilabs/common
 EMU_REWRITER      := $(wildcard $(EMU_DIR)/rewriter/*.py)
 # What a program's objects are made from besides their source (the Makefile's EMU rules).
 EMU_BUILD_INPUTS  := $(EMU_REWRITER) $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)

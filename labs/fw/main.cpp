@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "binfile.h"
+#include "profile_output.h"
 #include "cli.h"
 #include "device.h"
 #include "dijkstra.h"
@@ -153,6 +154,7 @@ static void fetch(const FwVersion &version, const Graph &graph, const Placed &pl
         version.download(out.data(), graph.padded, graph.n, placed.dist, placed.stride);
     else
         CUDA_CHECK(cudaMemcpy(out.data(), placed.dist, out.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    if (version.place != FW_ON_HOST) lab_result_ready(out.data(), out.size() * sizeof(int), "the distance matrix");
 }
 
 static void unplace(const FwVersion &version, const Placed &placed)

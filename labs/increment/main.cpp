@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "binfile.h"
+#include "profile_output.h"
 #include "cli.h"
 #include "device.h"
 #include "gpu_timer.h"
@@ -93,6 +94,7 @@ static int checked_run(const Cli &cli, int n, int block_size, LabResult &result)
     std::vector<float> data = input;
 
     Run run = run_student_code(data, block_size, reps);
+    lab_result_ready(data.data(), data.size() * sizeof(float), "the array");
     double bytes = 2.0 * sizeof(float) * n;  // each kernel reads and writes every element once
     std::printf("n = %d, block size = %d, repetitions = %d\n", n, block_size, reps);
     std::printf("kernel: %.4f ms per repetition, %.1f GB/s effective bandwidth\n",

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "binfile.h"
+#include "profile_output.h"
 #include "cli.h"
 #include "cublas_sgemm.h"
 #include "device.h"
@@ -155,6 +156,7 @@ struct DeviceMatrices {
     {
         host.resize(bytes / sizeof(float));
         CUDA_CHECK(cudaMemcpy(host.data(), C, bytes, cudaMemcpyDeviceToHost));
+        lab_result_ready(host.data(), bytes, "C");
     }
 };
 

@@ -48,7 +48,7 @@ CASES = {
     "matmul": ["naive-n17", "tiled-n17", "tiled-n64-8"],
     "fw": ["spot-check-4", "dircycle-100"],
     "apsp": ["cpu-g05-one-past", "gpu-g05-one-past", "multigpu-g01-sparse"],
-    "bfs": ["bfs-lecture", "bfs-chain"],
+    "bfs": ["bfs-lecture", "bfs-chain", "frontier-lecture", "frontier-chain"],
 }
 
 
@@ -104,6 +104,14 @@ def missing_requirement(requires: str) -> str | None:
     elif requires:
         return f"unknown requirement {requires!r} in expectations.toml"
     return None
+
+
+def cases_for(expect: Expectation) -> list[str]:
+    """CASES[lab], less the cases of programs the submission was not written for."""
+    lab = load_lab(expect.lab)
+    programs = set(expect.programs or lab.programs)
+    by_name = {c.name: c for c in lab.cases}
+    return [name for name in CASES[expect.lab] if by_name[name].program in programs]
 
 
 def grade(expect: Expectation, cases: list[str] | None = None, *, emu: bool = True, checks: bool = True):

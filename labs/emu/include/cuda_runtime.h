@@ -167,3 +167,22 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
     return cudaemu::max_potential_block_size(minGridSize, blockSize, reinterpret_cast<const void *>(func),
                                              dynamicSMemSize, blockSizeLimit);
 }
+
+// ---- Where each copy and fill is called from, for the profile (EMU_PROFILE: who wrote the
+// device memory a program copies back, labs/emu/src/api/memory_owners.h). A function-like
+// macro only replaces a call (`cudaMemcpy(...)`): the function's address is still its own.
+// Not in the runtime's own sources, which define these functions.
+#ifndef CUDAEMU_RUNTIME_BUILD
+namespace cudaemu {
+void note_call_site(const char *file, int line);
+}
+#define CUDAEMU_AT(call, ...) (::cudaemu::note_call_site(__FILE__, __LINE__), ::call(__VA_ARGS__))
+#define cudaMemcpy(...) CUDAEMU_AT(cudaMemcpy, __VA_ARGS__)
+#define cudaMemcpyAsync(...) CUDAEMU_AT(cudaMemcpyAsync, __VA_ARGS__)
+#define cudaMemcpy2D(...) CUDAEMU_AT(cudaMemcpy2D, __VA_ARGS__)
+#define cudaMemcpy2DAsync(...) CUDAEMU_AT(cudaMemcpy2DAsync, __VA_ARGS__)
+#define cudaMemcpyPeer(...) CUDAEMU_AT(cudaMemcpyPeer, __VA_ARGS__)
+#define cudaMemcpyPeerAsync(...) CUDAEMU_AT(cudaMemcpyPeerAsync, __VA_ARGS__)
+#define cudaMemset(...) CUDAEMU_AT(cudaMemset, __VA_ARGS__)
+#define cudaMemsetAsync(...) CUDAEMU_AT(cudaMemsetAsync, __VA_ARGS__)
+#endif

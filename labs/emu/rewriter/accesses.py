@@ -15,6 +15,17 @@ array), indexed as deeply as it was declared, whose meaning the tokens show: a r
 ignores the ones that land on a thread's own stack. Left alone, so never misreported: uses
 whose address is taken (`&tile[i]`, atomics), member accesses (`s[i].x`), partial indexing
 (`tile[i]` of a 2D array), sizeof/decltype, and stores through `*p` or `p->x`.
+
+Global reads and updates, for the profiler (EMU_PROFILE, labs/emu/src/engine/profiler.h):
+
+    sum += A[row * n + k];   ->  sum += ::cudaemu::global_read(A[row * n + k], CUDAEMU_SITE("A"));
+    C[i] += v;               ->  ::cudaemu::global_updated((C[i] += v), CUDAEMU_SITE("C"));
+    count[i]++;              ->  ::cudaemu::global_access(count[i], ::cudaemu::Access::Update, CUDAEMU_SITE("count"))++;
+
+Any `name[...]` that is not a __shared__ variable: the runtime sorts an address into global
+memory, shared memory (a pointer into a shared array) or the thread's own stack. Arrays the
+function declares itself (`float acc[4][4];`, registers on a GPU) are left alone, and so are
+declarations (`int a[2];`, after a type name).
 """
 
 from dataclasses import dataclass
@@ -28,6 +39,11 @@ COMPOUND = set("+-*/%&|^")
 # Tokens after which `name[...] = v` is the start of a store (not a declaration `T a[2] = ...`).
 # A `,` is left out: in `int a = 1, b[2] = {};` it separates declarators.
 STORE_STARTS = {";", "{", "}", ")", "(", "?", ":", "=", "else", "do"}
+# Words that are followed by `[` without being an array: never wrapped.
+NOT_ARRAYS = {"delete", "new", "operator", "auto", "return", "case", "this", "template", "typename", "sizeof",
+              "alignas", "__attribute__", "__declspec", "asm", "__asm__"}
+# Tokens before a declaration's type: `T a[2]` and `T *a[2]` after one of these declare, not read.
+DECLARATION_STARTS = {";", "{", "}", "const", "volatile", "static", "register", "unsigned", "signed", "long", "short"}
 
 
 @dataclass
@@ -203,6 +219,215 @@ def _assignment_end(tokens, op):
     return None
 
 
+def _declares(tokens, i, after):
+    """True when `name[...]` at tokens[i] is (very likely) a declaration, not a use: after a type
+    name (`float acc[4]`), after `T *` or `T &` at a statement's start, or `Foo<T> a[2];`."""
+    if i < 1:
+        return False
+    before = tokens[i - 1]
+    if before.kind == "ident" and before.text not in KEYWORDS_BEFORE_VALUE:
+        return True
+    if before.text == ",":
+        return _in_declaration_list(tokens, i)
+    if before.text in ("*", "&") and i >= 3 and tokens[i - 2].kind == "ident" \
+            and tokens[i - 2].text not in KEYWORDS_BEFORE_VALUE \
+            and (tokens[i - 3].text in DECLARATION_STARTS or tokens[i - 3].kind == "ident"
+                 and tokens[i - 3].text not in KEYWORDS_BEFORE_VALUE):
+        return True
+    if before.text == ">" and after < len(tokens) and tokens[after].text in (";", ",", "{", "=") \
+            and not _adjacent(tokens, after + 1, "="):
+        return True
+    return False
+
+
+def _in_declaration_list(tokens, i):
+    """True when the `,` before tokens[i] separates declarators: `float a[2], b[3];`."""
+    k, depth = i - 1, 0
+    while k >= 0:
+        text = tokens[k].text
+        if text in (")", "]", "}") and not (text == "}" and depth == 0):
+            depth += 1
+        elif text in ("(", "[", "{") and depth > 0:
+            depth -= 1
+        elif depth == 0 and text in ("(", "[", "{", ";", "}"):
+            if text not in ("{", ";", "}"):
+                return False  # an argument list or a subscript: f(a, b[i])
+            break
+        k -= 1
+    start = k + 1
+    if start + 1 >= i:
+        return False
+    first, second = tokens[start], tokens[start + 1]
+    return first.kind == "ident" and first.text not in KEYWORDS_BEFORE_VALUE and first.text not in NOT_ARRAYS \
+        and (second.kind == "ident" or second.text in ("*", "&", "<", "::"))
+
+
+def _local_arrays(tokens, open_, close, shared_names):
+    """Names of the arrays a function body declares itself (`float acc[4][4];`): registers or
+    the thread's stack, never global memory, so their uses are not wrapped."""
+    names = set()
+    for i in range(open_ + 1, close):
+        token = tokens[i]
+        if token.kind != "ident" or token.in_directive or token.text in shared_names or token.text in NOT_ARRAYS:
+            continue
+        if i + 1 < close and tokens[i + 1].text == "[" and _declares(tokens, i, i + 1):
+            names.add(token.text)
+    return names
+
+
+CASTS = {"reinterpret_cast", "static_cast", "const_cast"}
+POINTER_TYPE_TOKENS = {"*", "::", "<", ">", ",", "const", "volatile"}
+
+
+def _value_before(tokens, i):
+    """True when tokens[i - 1] ends a value, so that a `*` or `(` at i is binary or a call."""
+    if i < 1:
+        return False
+    before = tokens[i - 1]
+    if before.text == ")":  # `(a) * b` is a product; `if (c) *p = 0;` a store
+        k, depth = i - 1, 0
+        while k >= 0:
+            depth += tokens[k].text == ")"
+            depth -= tokens[k].text == "("
+            if depth == 0:
+                break
+            k -= 1
+        return not (k >= 1 and tokens[k - 1].text in ("if", "while", "for", "switch"))
+    return before.kind in ("ident", "number") and before.text not in KEYWORDS_BEFORE_VALUE \
+        or before.text == "]"
+
+
+def _pointer_cast(tokens, open_):
+    """Index of the `)` of `(T *)` at tokens[open_], or None when it is not a cast to a pointer."""
+    close = matching(tokens, open_, "(", ")")
+    if close < 0 or close - open_ < 3 or tokens[close - 1].text != "*":
+        return None
+    if all(t.kind == "ident" or t.text in POINTER_TYPE_TOKENS for t in tokens[open_ + 1:close]):
+        return close
+    return None
+
+
+def _named_cast_end(tokens, i):
+    """Index of the `)` of `reinterpret_cast<T *>(...)` at tokens[i], or None."""
+    if tokens[i].text not in CASTS or i + 1 >= len(tokens) or tokens[i + 1].text != "<":
+        return None
+    j, depth = i + 1, 0
+    while j < len(tokens):
+        depth += tokens[j].text == "<"
+        depth -= tokens[j].text == ">"
+        if depth == 0:
+            break
+        j += 1
+    if j + 1 >= len(tokens) or tokens[j + 1].text != "(" or tokens[j - 1].text != "*":
+        return None
+    close = matching(tokens, j + 1, "(", ")")
+    return close if close > 0 else None
+
+
+def _operand_end(tokens, i):
+    """Last token of the operand of a cast starting at tokens[i]: `&a[i]`, `p`, `p[i]` or `(...)`."""
+    if i >= len(tokens):
+        return None
+    if tokens[i].text == "(":
+        close = matching(tokens, i, "(", ")")
+        return close if close > 0 else None
+    if tokens[i].text == "&":
+        i += 1
+    if i < len(tokens) and tokens[i].kind == "ident":
+        after, _ = _postfix_end(tokens, i)
+        return None if after is None else after - 1
+    return None
+
+
+def _cast_access(tokens, i):
+    """(first, last) tokens of an access through a pointer cast at tokens[i], or None:
+    `*(int4 *)&src[k]`, `*reinterpret_cast<const float4 *>(p)`, `((float4 *)data)[q]`."""
+    if tokens[i].text == "*" and not _value_before(tokens, i) and i + 1 < len(tokens):
+        if tokens[i + 1].kind == "ident" and tokens[i + 1].text not in CASTS | NOT_ARRAYS | KEYWORDS_BEFORE_VALUE:
+            after = tokens[i + 2].text if i + 2 < len(tokens) else ";"
+            # `*done = 0`, `*count += 1`, `x = *p`: a pointer named alone (not `*p[i]`, `*f(x)`)
+            if after not in ("[", "(", ".", "->", "::", "<") and not (
+                    after == ")" and tokens[i - 1].text == "(" and i + 3 < len(tokens) and tokens[i + 3].text in "[("):
+                return i, i + 1  # not `int (*rows)[64]` or `(*f)(x)`: declarators, or left alone
+            return None
+        if tokens[i + 1].text == "(":
+            close = _pointer_cast(tokens, i + 1)
+            end = close is not None and _operand_end(tokens, close + 1)
+            return (i, end) if end else None
+        end = _named_cast_end(tokens, i + 1)
+        return (i, end) if end else None
+    if tokens[i].text == "(" and not _value_before(tokens, i) and i + 1 < len(tokens):
+        close = matching(tokens, i, "(", ")")
+        inner = tokens[i + 1].text == "(" and _pointer_cast(tokens, i + 1)
+        named = _named_cast_end(tokens, i + 1)
+        if close < 0 or not (inner or named) or close + 1 >= len(tokens) or tokens[close + 1].text != "[":
+            return None
+        end = (_operand_end(tokens, inner + 1) if inner else named)
+        if end != close - 1:
+            return None
+        after, _ = _postfix_end(tokens, close)
+        return (i, after - 1) if after else None
+    if tokens[i].kind == "ident" and tokens[i].text in CASTS and not (i >= 1 and tokens[i - 1].text == "*"):
+        close = _named_cast_end(tokens, i)
+        if close is None or close + 1 >= len(tokens) or tokens[close + 1].text != "[":
+            return None
+        after, _ = _postfix_end(tokens, close)
+        return (i, after - 1) if after else None
+    return None
+
+
+def _cast_operand_name(tokens, first, last):
+    """(index, name) of the pointer a cast access goes through: `src` in `*(int4 *)&src[k]`."""
+    if last == first + 1:  # `*p`
+        return None, tokens[last].text
+    k = first + 1 if tokens[first].text in ("*", "(") else first
+    if tokens[k].text == "(":
+        j = matching(tokens, k, "(", ")") + 1
+    else:
+        j = k + 1
+        while j <= last and tokens[j].text != "(":
+            j += 1
+        j += 1
+    if j < len(tokens) and tokens[j].text == "&":
+        j += 1
+    if j <= last and tokens[j].kind == "ident":
+        return j, tokens[j].text
+    return None, "*"
+
+
+def _wrap_cast_access(tokens, i, cast, wrap, skip):
+    first, last = cast
+    index, name = _cast_operand_name(tokens, first, last)
+    if index is not None and tokens[index - 1].text == "&":
+        skip.add(index)  # `&src[k]` is the address the cast reads through, not a read of src[k]
+    if first >= 1 and tokens[first - 1].text == "&" and not _value_before(tokens, first - 1):
+        return  # its address taken again: no access
+    after = last + 1
+    nxt = tokens[after].text if after < len(tokens) else ";"
+    if nxt in (".", "->", "("):
+        return
+    site = f'CUDAEMU_SITE("{name}")'
+    if first >= 2 and tokens[first - 1].text in ("+", "-") and tokens[first - 2].text == tokens[first - 1].text:
+        wrap(first, last, "::cudaemu::global_access(", f", ::cudaemu::Access::Update, {site})")  # ++*p
+        return
+    if nxt in ("+", "-") and _adjacent(tokens, after + 1, nxt):
+        return  # *p++ moves the pointer: a read of *p, left alone
+    write = nxt == "=" and not _adjacent(tokens, after + 1, "=")
+    update = nxt in COMPOUND and _adjacent(tokens, after + 1, "=") and not _adjacent(tokens, after + 2, "=") \
+        or nxt in ("<", ">") and _adjacent(tokens, after + 1, nxt) and _adjacent(tokens, after + 2, "=")
+    if write or update:
+        op = after
+        while op < after + 3 and op < len(tokens) and tokens[op].text != "=":
+            op += 1
+        if first >= 1 and tokens[first - 1].text in STORE_STARTS:
+            end = _assignment_end(tokens, op)
+            if end is not None and end > op:
+                wrapper = "global_written" if write else "global_updated"
+                wrap(first, end, f"::cudaemu::{wrapper}((", f"), {site})")
+        return
+    wrap(first, last, "::cudaemu::global_read(", f", {site})")
+
+
 def access_edits(text, tokens, in_code):
     """Insertions (offset, offset, text) that wrap the watched accesses of device code."""
     shared = _shared_variables(tokens, in_code)
@@ -215,10 +440,19 @@ def access_edits(text, tokens, in_code):
         insertions.append((begin, -end, prefix))
         insertions.append((end, -begin, suffix))
 
+    shared_names = {variable.name for variable in shared}
     for open_, close in _device_bodies(tokens, in_code):
+        local_arrays = _local_arrays(tokens, open_, close, shared_names)
+        skip = set()
         for i in range(open_ + 1, close):
             token = tokens[i]
-            if token.kind != "ident" or token.in_directive:
+            if token.in_directive:
+                continue
+            cast = _cast_access(tokens, i)
+            if cast is not None:
+                _wrap_cast_access(tokens, i, cast, wrap, skip)
+                continue
+            if token.kind != "ident" or token.text in NOT_ARRAYS or i in skip:
                 continue
             variable = None
             for candidate in shared:
@@ -240,19 +474,29 @@ def access_edits(text, tokens, in_code):
                     wrap(i, after - 1, "::cudaemu::shared_access(",
                          f', ::cudaemu::Access::{kind}, CUDAEMU_SITE("{name}"))')
                 continue
-            if subscripts == 0 or i < 1 or tokens[i - 1].text not in STORE_STARTS:
+            if subscripts == 0 or i < 1 or token.text in local_arrays or _declares(tokens, i, after):
                 continue
-            if _use_kind(tokens, i, after) not in ("Write", "Update"):
+            kind = _use_kind(tokens, i, after)
+            if kind is None:
                 continue
-            op = after  # the `=` of `=`, `+=`, `<<=`; x[i]++ has none and is left alone
+            site = f'CUDAEMU_SITE("{name}")'
+            if kind == "Read":
+                wrap(i, after - 1, "::cudaemu::global_read(", f", {site})")
+                continue
+            op = after  # the `=` of `=`, `+=`, `<<=`; x[i]++ has none
             while op < after + 3 and op < len(tokens) and tokens[op].text != "=":
                 op += 1
             if op >= len(tokens) or tokens[op].text != "=":
+                if kind == "Update":  # x[i]++, --x[i]: seen by the profiler, not the race detector
+                    wrap(i, after - 1, "::cudaemu::global_access(", f", ::cudaemu::Access::Update, {site})")
+                continue
+            if tokens[i - 1].text not in STORE_STARTS:
                 continue
             last = _assignment_end(tokens, op)
             if last is None or last <= op:
                 continue
-            wrap(i, last, "::cudaemu::global_written((", f'), CUDAEMU_SITE("{name}"))')
+            wrapper = "global_written" if kind == "Write" else "global_updated"
+            wrap(i, last, f"::cudaemu::{wrapper}((", f"), {site})")
     insertions.sort(key=lambda insertion: (insertion[0], insertion[1]))
     edits, merged = [], {}
     for offset, _, piece in insertions:

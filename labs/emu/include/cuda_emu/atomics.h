@@ -3,7 +3,16 @@
 // The _block and _system scopes are the same operation on a CPU.
 #pragma once
 
+#include <cstddef>
 #include <cstring>
+
+namespace cudaemu {
+// The profiler (EMU_PROFILE) counts atomics: one test of a flag when it is off.
+extern bool atomic_hooks_on;
+void observe_atomic(const void *address, std::size_t size);
+}  // namespace cudaemu
+#define CUDAEMU_SEEN_ATOMIC(a) \
+    (__builtin_expect(::cudaemu::atomic_hooks_on, 0) ? ::cudaemu::observe_atomic(a, sizeof(*(a))) : void())
 
 namespace cudaemu {
 // Read-modify-write through compare-and-swap, for the operations GCC has no builtin for
@@ -11,6 +20,7 @@ namespace cudaemu {
 template <class T, class Update>
 inline T atomic_update(T *address, Update update)
 {
+    CUDAEMU_SEEN_ATOMIC(address);
     T old = __atomic_load_n(address, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(address, &old, update(old), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
@@ -20,6 +30,7 @@ inline T atomic_update(T *address, Update update)
 template <class F, class Bits, class Update>
 inline F atomic_update_float(F *address, Update update)
 {
+    CUDAEMU_SEEN_ATOMIC(address);
     Bits *bits = reinterpret_cast<Bits *>(address);
     Bits old = __atomic_load_n(bits, __ATOMIC_RELAXED);
     for (;;) {
@@ -39,15 +50,16 @@ inline F atomic_update_float(F *address, Update update)
     inline ret name##_system params { return name args; }
 
 #define CUDAEMU_ATOMIC_INT_OPS(T)                                                                    \
-    inline T atomicAdd(T *a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_RELAXED); }             \
-    inline T atomicExch(T *a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_RELAXED); }           \
-    inline T atomicAnd(T *a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }             \
-    inline T atomicOr(T *a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }               \
-    inline T atomicXor(T *a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); }             \
+    inline T atomicAdd(T *a, T v) { return CUDAEMU_SEEN_ATOMIC(a), __atomic_fetch_add(a, v, __ATOMIC_RELAXED); }             \
+    inline T atomicExch(T *a, T v) { return CUDAEMU_SEEN_ATOMIC(a), __atomic_exchange_n(a, v, __ATOMIC_RELAXED); }           \
+    inline T atomicAnd(T *a, T v) { return CUDAEMU_SEEN_ATOMIC(a), __atomic_fetch_and(a, v, __ATOMIC_RELAXED); }             \
+    inline T atomicOr(T *a, T v) { return CUDAEMU_SEEN_ATOMIC(a), __atomic_fetch_or(a, v, __ATOMIC_RELAXED); }               \
+    inline T atomicXor(T *a, T v) { return CUDAEMU_SEEN_ATOMIC(a), __atomic_fetch_xor(a, v, __ATOMIC_RELAXED); }             \
     inline T atomicMin(T *a, T v) { return cudaemu::atomic_update(a, [v](T old) { return v < old ? v : old; }); } \
     inline T atomicMax(T *a, T v) { return cudaemu::atomic_update(a, [v](T old) { return v > old ? v : old; }); } \
     inline T atomicCAS(T *a, T compare, T v)                                                          \
     {                                                                                                 \
+        CUDAEMU_SEEN_ATOMIC(a);                                                                       \
         __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);       \
         return compare;                                                                               \
     }                                                                                                 \
@@ -65,8 +77,8 @@ CUDAEMU_ATOMIC_INT_OPS(unsigned int)
 CUDAEMU_ATOMIC_INT_OPS(unsigned long long)
 #undef CUDAEMU_ATOMIC_INT_OPS
 
-inline int atomicSub(int *a, int v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }
-inline unsigned int atomicSub(unsigned int *a, unsigned int v) { return __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }
+inline int atomicSub(int *a, int v) { return CUDAEMU_SEEN_ATOMIC(a), __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }
+inline unsigned int atomicSub(unsigned int *a, unsigned int v) { return CUDAEMU_SEEN_ATOMIC(a), __atomic_fetch_sub(a, v, __ATOMIC_RELAXED); }
 CUDAEMU_ATOMIC_SCOPES(int, atomicSub, (int *a, int v), (a, v))
 CUDAEMU_ATOMIC_SCOPES(unsigned int, atomicSub, (unsigned int *a, unsigned int v), (a, v))
 
@@ -84,6 +96,7 @@ CUDAEMU_ATOMIC_SCOPES(long long, atomicMax, (long long *a, long long v), (a, v))
 
 inline unsigned short atomicCAS(unsigned short *a, unsigned short compare, unsigned short v)
 {
+    CUDAEMU_SEEN_ATOMIC(a);
     __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     return compare;
 }

@@ -4,13 +4,16 @@
 //     x = tile[ty][tx];        ->  x = ::cudaemu::shared_access(tile[ty][tx], ::cudaemu::Access::Read, CUDAEMU_SITE("tile"));
 //     tile[ty][tx] = v;        ->  ::cudaemu::shared_store(tile[ty][tx], CUDAEMU_SITE("tile")) = v;
 //     out[i] = v;              ->  ::cudaemu::global_written((out[i] = v), CUDAEMU_SITE("out"));
+//     x = in[i];               ->  x = ::cudaemu::global_read(in[i], CUDAEMU_SITE("in"));
+//     out[i] += v;             ->  ::cudaemu::global_updated((out[i] += v), CUDAEMU_SITE("out"));
 //
 // Each wrapper returns the very lvalue it was given (a store, once it has stored), so the
 // expression keeps its type and meaning. Every watched access reaches the runtime through one function per memory space
 // (observe_shared_access, observe_global_write) with its address, size, kind and source
-// site: the race detector (src/engine/race_detector.cpp) is its first user, and a profiler
-// (global-memory sectors per warp request, shared-memory bank conflicts) plugs in at the same
-// two points.
+// site: the race detector (src/engine/race_detector.cpp) is its first user, and the profiler
+// (src/engine/profiler.h: global-memory sectors per warp request, shared-memory bank
+// conflicts) its second; it also sees reads (observe_global_access), which the race detector
+// does not use.
 #pragma once
 
 #include <cstddef>
@@ -32,8 +35,14 @@ struct AccessSite {
 
 // True while some checker watches accesses; the runtime sets it at each launch.
 extern bool access_hooks_on;
+// True while the profiler (EMU_PROFILE) counts atomics: the atomics of cuda_emu/atomics.h.
+extern bool atomic_hooks_on;
 
 void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+// Any other access the profiler counts (a read, a wide store, an update): global memory, or
+// shared memory through a pointer, or the thread's own stack (which the runtime ignores).
+void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+void observe_atomic(const void *address, std::size_t size);
 // How a stored value reads in a report.
 enum class ValueKind : unsigned char { Signed, Unsigned, Floating, Other };
 void observe_global_write(const void *address, std::size_t size, unsigned long long value_bits, ValueKind value_kind,
@@ -118,8 +127,44 @@ inline T &&global_written(T &&result, Site site)
             std::memcpy(&bits, &value, sizeof(Value));
             observe_global_write(address_of(result), sizeof(Value), bits, value_kind_of<Value>(), site());
         }
+    } else if constexpr (std::is_lvalue_reference<T>::value) {
+        // A wider store (a float4): the profiler counts it; the race detector compares scalars only.
+        if (__builtin_expect(access_hooks_on, 0)) observe_global_access(address_of(result), sizeof(Value), Access::Write, site());
     }
     return static_cast<T &&>(result);
+}
+
+// `x = in[i]`: the lvalue, unchanged (an rvalue, from a class's operator[], passes through).
+template <class T, class Site>
+inline T &&global_read(T &&ref, Site site)
+{
+    if constexpr (std::is_lvalue_reference<T>::value) {
+        if (__builtin_expect(access_hooks_on, 0))
+            observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
+    }
+    return static_cast<T &&>(ref);
+}
+
+// `x[i]++`, `--x[i]`: a read and a write, seen before they happen (the profiler's business only).
+template <class T, class Site>
+inline T &&global_access(T &&ref, Access kind, Site site)
+{
+    if constexpr (std::is_lvalue_reference<T>::value) {
+        if (__builtin_expect(access_hooks_on, 0))
+            observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), kind, site());
+    }
+    return static_cast<T &&>(ref);
+}
+
+// `out[i] += v`: the read the update made, then the store, as global_written sees it.
+template <class T, class Site>
+inline T &&global_updated(T &&result, Site site)
+{
+    if constexpr (std::is_lvalue_reference<T>::value) {
+        if (__builtin_expect(access_hooks_on, 0))
+            observe_global_access(address_of(result), sizeof(std::remove_reference_t<T>), Access::Read, site());
+    }
+    return global_written(static_cast<T &&>(result), site);
 }
 }  // namespace cudaemu
 

@@ -10,6 +10,7 @@
 #include "api/devices.h"
 #include "reports/diagnostics.h"
 #include "engine/grid_executor.h"
+#include "engine/profiler.h"
 #include "engine/race_detector.h"
 #include "settings.h"
 #include "api/kernel_registry.h"
@@ -90,8 +91,13 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     grid.dynamic_shared_bytes = config.dynamic_shared_bytes;
     grid.schedule = schedule_from_environment();
     grid.launch_number = launch_counter.fetch_add(1, std::memory_order_relaxed);
-    access_hooks_on = racecheck_on();
-    if (access_hooks_on) grid.global_writes = GlobalWriteLog::take(grid.launch_number);
+    bool racecheck = racecheck_on();
+    if (racecheck) grid.global_writes = GlobalWriteLog::take(grid.launch_number);
+    if (profile_on())
+        grid.profile = profile_begin_launch(grid.kernel_name, config.file, config.line, current_device(), config.grid,
+                                            config.block);
+    access_hooks_on = racecheck || grid.profile;
+    atomic_hooks_on = grid.profile != nullptr;
     {
         DeviceWork work(current_device());  // a copy touching this device's memory waits for it
         if (cooperative)
@@ -100,6 +106,7 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
             execute_grid(grid);
     }
     if (grid.global_writes) GlobalWriteLog::give_back(grid.global_writes);
+    if (grid.profile) profile_end_launch(grid.profile);
 
     // Static __shared__ sizes are known once blocks have run them: remember, and fail the
     // launch as a GPU would have if static plus dynamic memory was over the kernel's limit.

@@ -9,6 +9,7 @@
 #include "api/api_errors.h"
 #include "reports/diagnostics.h"
 #include "api/devices.h"
+#include "api/memory_owners.h"
 #include "api/memory_registry.h"
 #include "api/streams.h"
 
@@ -42,6 +43,7 @@ cudaError_t free_kind(const char *call, void *pointer, MemoryKind kind, const ch
     Allocation allocation;
     if (!forget_allocation(pointer, kind, &allocation))
         return fail(cudaErrorInvalidValue, "%s(%p): not a pointer from %s, or freed already", call, pointer, allocator);
+    profile_freed(pointer);
     std::free(pointer);
     return cudaSuccess;
 }

@@ -10,6 +10,7 @@
 #include "reports/diagnostics.h"
 #include "api/device_work.h"
 #include "api/devices.h"
+#include "api/memory_owners.h"
 #include "api/memory_registry.h"
 #include "api/streams.h"
 
@@ -65,6 +66,7 @@ cudaError_t copy(const char *call, void *dst, const void *src, std::size_t count
     if (error == cudaSuccess && count) {
         DeviceWork work(dst, src);  // after the kernels running on the devices it touches
         std::memmove(dst, src, count);
+        profile_copy(call, dst, src, count);
     }
     return error;
 }
@@ -91,6 +93,7 @@ cudaError_t copy_2d(const char *call, void *dst, std::size_t dpitch, const void 
     DeviceWork work(dst, src);
     for (std::size_t row = 0; row < height; ++row)
         std::memmove(static_cast<char *>(dst) + row * dpitch, static_cast<const char *>(src) + row * spitch, width);
+    profile_copy_2d(call, dst, dpitch, src, spitch, width, height);
     return cudaSuccess;
 }
 
@@ -101,6 +104,7 @@ cudaError_t set(const char *call, void *pointer, int value, std::size_t count)
     if (error == cudaSuccess) {
         DeviceWork work(pointer, nullptr);
         std::memset(pointer, value, count);
+        profile_fill(call, pointer, count);
     }
     return error;
 }

@@ -124,8 +124,10 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     block_index_ = block_index;
     block_linear_ = block_linear;
     grid_phase_ = 0;
-    racecheck_ = access_hooks_on;
+    racecheck_ = grid.global_writes != nullptr;
     if (racecheck_) race_shadow_.begin_block(arena_.capacity(), (unsigned int)warps_.size());
+    profiling_ = grid.profile != nullptr;
+    if (profiling_) recorder_.begin_block(grid.profile, count_);
 
     tls_runner = this;
     tls_kernel_runner = this;
@@ -134,6 +136,7 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     current_fiber_ = first;
     Fiber::switch_to(&native_, first, false);
     // Every thread of the block has returned.
+    if (profiling_) recorder_.end_block();
     tls_kernel_runner = nullptr;
     running_ = nullptr;
     threadIdx = uint3{0, 0, 0};
@@ -197,6 +200,7 @@ CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
     unsigned int warp = thread.linear / kWarpLanes;
     Warp &w = warps_[warp];
     w.live &= ~(1u << (thread.linear % kWarpLanes));
+    if (profiling_ && w.live == 0) recorder_.flush_warp(warp);
     // A lane that returns is no longer waited for: rendezvous may now be complete.
     for (std::size_t group = w.groups.size(); group-- > 0;) complete_warp_group(warp, group);
     if (!block_waiters_.empty() && block_waiters_.size() == live_) release_block_barrier();
@@ -275,6 +279,10 @@ void BlockRunner::release_block_barrier()
     for (unsigned int linear : block_waiters_) make_ready(linear);
     block_waiters_.clear();
     if (racecheck_) race_shadow_.barrier();
+    if (profiling_) {
+        recorder_.flush_all();  // every lane is here: what each logged before is a whole stretch
+        recorder_.barrier_passed();
+    }
     ++block_generation_;
     vote_true_[block_generation_ & 1] = 0;
 }
@@ -370,6 +378,7 @@ void BlockRunner::complete_grid_arrival()
     grid_->grid_barrier->arrive_and_wait();
     ++grid_phase_;
     if (racecheck_) race_shadow_.barrier();
+    if (profiling_) recorder_.flush_all();
     for (unsigned int linear : grid_waiters_) make_ready(linear);
     grid_waiters_.clear();
 }
@@ -389,23 +398,54 @@ void BlockRunner::sync_grid()
 }
 
 // ---- The memory-access hook.
-void BlockRunner::observe_shared_access(const void *address, Access kind, const AccessSite *site)
+// A thread's own locals, on its fiber's stack or ASan's fake stack: the next thread on this
+// fiber reuses the addresses, and on a GPU they are registers or local memory.
+bool BlockRunner::on_own_stack(const void *address) const
 {
+    const char *a = static_cast<const char *>(address);
+    if (current_fiber_ && a >= current_fiber_->stack_low() &&
+        a < current_fiber_->stack_low() + current_fiber_->stack_bytes())
+        return true;
+    return asan_in_fake_stack(address);
+}
+
+// One access for the profile: into shared memory (a pointer into the arena) or global memory.
+void BlockRunner::profile(const void *address, std::size_t size, Op op, const AccessSite *site)
+{
+    if (!running_) return;
+    Space space = arena_.contains(address) ? Space::Shared : Space::Global;
+    if (space == Space::Global && on_own_stack(address)) return;
+    recorder_.record(running_->linear, site, (std::uintptr_t)address, (std::uint32_t)size, space, op);
+}
+
+void BlockRunner::observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
+{
+    if (profiling_ && running_ && arena_.contains(address)) {
+        if (kind != Access::Write && kind != Access::Rewrite) profile(address, size, Op::Load, site);
+        if (kind != Access::Read) profile(address, size, Op::Store, site);
+    }
     if (!racecheck_ || !running_ || !arena_.contains(address)) return;
     race_shadow_.access(*grid_, block_index_, running_->linear, arena_.offset_of(address), kind, site);
+}
+
+void BlockRunner::observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
+{
+    if (!profiling_) return;
+    if (kind != Access::Write) profile(address, size, Op::Load, site);
+    if (kind != Access::Read) profile(address, size, Op::Store, site);
+}
+
+void BlockRunner::observe_atomic(const void *address, std::size_t size)
+{
+    if (profiling_) profile(address, size, Op::Atomic, nullptr);
 }
 
 void BlockRunner::observe_global_write(const void *address, std::size_t size, unsigned long long bits,
                                        ValueKind value_kind, const AccessSite *site)
 {
+    if (profiling_) profile(address, size, Op::Store, site);
     if (!racecheck_ || !running_ || !grid_->global_writes || arena_.contains(address)) return;
-    // A thread's own locals, on its fiber's stack or ASan's fake stack: the next thread on this
-    // fiber reuses the addresses.
-    const char *a = static_cast<const char *>(address);
-    if (current_fiber_ && a >= current_fiber_->stack_low() &&
-        a < current_fiber_->stack_low() + current_fiber_->stack_bytes())
-        return;
-    if (asan_in_fake_stack(address)) return;
+    if (on_own_stack(address)) return;
     grid_->global_writes->write(*grid_, block_index_, block_linear_, running_->linear, race_shadow_.epoch(),
                                 grid_phase_, address, size, bits, value_kind, site);
 }

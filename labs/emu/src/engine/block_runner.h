@@ -18,6 +18,7 @@
 #include "engine/device_limits.h"
 #include "engine/fiber.h"
 #include "engine/grid_run.h"
+#include "engine/profiler.h"
 #include "engine/race_detector.h"
 #include "engine/schedule.h"
 #include "engine/shared_arena.h"
@@ -50,7 +51,9 @@ public:
     unsigned int live_lanes() const;
     void sync_grid();
     // The memory-access hook (cuda_emu/memory_access.h), on the running thread's behalf.
-    void observe_shared_access(const void *address, Access kind, const AccessSite *site);
+    void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+    void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
+    void observe_atomic(const void *address, std::size_t size);
     void observe_global_write(const void *address, std::size_t size, unsigned long long bits, ValueKind value_kind,
                               const AccessSite *site);
 
@@ -143,6 +146,10 @@ private:
     std::size_t stack_bytes_;
     SharedArena arena_;
     bool racecheck_ = false;  // this block's accesses are watched
+    bool profiling_ = false;  // and counted (EMU_PROFILE)
+    WarpRecorder recorder_;
+    bool on_own_stack(const void *address) const;
+    void profile(const void *address, std::size_t size, Op op, const AccessSite *site);
     SharedRaceShadow race_shadow_;
     uint3 block_index_{0, 0, 0};
     std::uint32_t grid_phase_ = 0;  // this_grid().sync() calls the block has passed

@@ -44,10 +44,21 @@ bool in_cooperative_launch()
 }
 
 bool access_hooks_on = false;
+bool atomic_hooks_on = false;
 
-void observe_shared_access(const void *address, std::size_t, Access kind, const AccessSite *site)
+void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
 {
-    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->observe_shared_access(address, kind, site);
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->observe_shared_access(address, size, kind, site);
+}
+
+void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->observe_global_access(address, size, kind, site);
+}
+
+void observe_atomic(const void *address, std::size_t size)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->observe_atomic(address, size);
 }
 
 void observe_global_write(const void *address, std::size_t size, unsigned long long value_bits, ValueKind value_kind,

@@ -13,6 +13,7 @@
 
 namespace cudaemu {
 class GlobalWriteLog;
+struct LaunchProfile;
 
 // The barrier of this_grid().sync(): one CPU thread per block waits here, once all of its
 // block's threads have arrived. A block that has finished leaves, so the rest are not stuck.
@@ -62,6 +63,7 @@ struct GridRun {
     std::uint64_t launch_number = 0;
     GridBarrier *grid_barrier = nullptr;        // set for cooperative launches
     GlobalWriteLog *global_writes = nullptr;    // set under EMU_RACECHECK (engine/race_detector.h)
+    LaunchProfile *profile = nullptr;           // set under EMU_PROFILE (engine/profiler.h)
     std::atomic<std::size_t> max_static_shared{0};  // the most any block placed
 
     std::uint64_t block_count() const { return (std::uint64_t)grid.x * grid.y * grid.z; }

@@ -1,0 +1,313 @@
+#include "api/memory_owners.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "api/memory_registry.h"
+#include "engine/profiler.h"
+
+namespace cudaemu {
+namespace {
+struct Owners {
+    std::uintptr_t start = 0;
+    std::size_t size = 0;
+    int device = 0;
+    std::vector<std::uint16_t> words;  // per 4-byte word: the writer id
+};
+
+struct CopyBack {
+    std::uintptr_t host = 0;
+    std::size_t bytes = 0;
+    int device = 0;
+    std::string file;
+    int line = 0;
+    std::vector<std::pair<std::uint16_t, std::uint64_t>> writers;
+    std::uint64_t hash = 0;
+};
+
+// Never destroyed: the profile is written at exit, after static destructors may have run.
+struct State {
+    std::mutex mutex;
+    std::map<std::uintptr_t, Owners> owners;  // by allocation start
+    std::vector<Writer> writers{Writer{}};    // id 0: never written
+    std::vector<CopyBack> copies_back;
+    std::vector<OutputRecord> outputs;
+    std::vector<DeviceTraffic> traffic;
+};
+State &state()
+{
+    static State *s = new State();
+    return *s;
+}
+std::atomic<std::uint64_t> generation{1};
+
+struct Cache {
+    std::uintptr_t start = 0, end = 0;
+    std::uint16_t *words = nullptr;
+    std::uint64_t generation = 0;
+};
+thread_local Cache cache;
+thread_local const char *call_file = nullptr;
+thread_local int call_line = 0;
+
+std::uint64_t hash_bytes(const void *data, std::size_t bytes)
+{
+    const unsigned char *p = static_cast<const unsigned char *>(data);
+    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ bytes;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        std::uint64_t word;
+        std::memcpy(&word, p + i, 8);
+        h = (h ^ word) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+bool device_memory(const void *address, Allocation *allocation)
+{
+    return find_allocation(address, allocation) &&
+           (allocation->kind == MemoryKind::Device || allocation->kind == MemoryKind::Managed);
+}
+
+// The owner array of the device allocation holding `address`, made if need be (lock held).
+Owners *owners_for(const void *address)
+{
+    Allocation allocation;
+    if (!device_memory(address, &allocation)) return nullptr;
+    auto start = (std::uintptr_t)allocation.start;
+    auto found = state().owners.find(start);
+    if (found == state().owners.end() || found->second.size != allocation.size) {
+        Owners fresh;
+        fresh.start = start;
+        fresh.size = allocation.size;
+        fresh.device = allocation.device;
+        fresh.words.assign((allocation.size + 3) / 4, 0);
+        found = state().owners.insert_or_assign(start, std::move(fresh)).first;
+    }
+    return &found->second;
+}
+
+void mark_words(Owners &owners, std::uintptr_t address, std::size_t bytes, std::uint16_t writer)
+{
+    if (bytes == 0) return;
+    std::size_t first = (address - owners.start) / 4, last = (address + bytes - 1 - owners.start) / 4;
+    last = std::min(last, owners.words.size() - 1);
+    std::fill(owners.words.begin() + (std::ptrdiff_t)first, owners.words.begin() + (std::ptrdiff_t)last + 1, writer);
+}
+
+DeviceTraffic &traffic_of(int device)
+{
+    if (device < 0) device = 0;
+    if (state().traffic.size() <= (std::size_t)device) state().traffic.resize((std::size_t)device + 1);
+    return state().traffic[(std::size_t)device];
+}
+
+std::pair<const char *, int> take_call_site()
+{
+    std::pair<const char *, int> site{call_file ? call_file : "", call_line};
+    call_file = nullptr;
+    call_line = 0;
+    return site;
+}
+}  // namespace
+
+void note_call_site(const char *file, int line)
+{
+    call_file = file;
+    call_line = line;
+}
+
+std::uint16_t intern_writer(WriterKind kind, const std::string &name, const char *file, int line, int device)
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    std::vector<Writer> &all = state().writers;
+    for (std::size_t id = 1; id < all.size(); ++id)
+        if (all[id].kind == kind && all[id].name == name && all[id].file == file && all[id].line == line &&
+            all[id].device == device)
+            return (std::uint16_t)id;
+    if (all.size() >= 0xffff) return 0xffff;  // a program with 65535 writers: the last one stands for the rest
+    all.push_back(Writer{kind, name, file, line, device});
+    return (std::uint16_t)(all.size() - 1);
+}
+
+std::vector<Writer> writers()
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    return state().writers;
+}
+
+void owners_mark(std::uintptr_t address, std::size_t bytes, std::uint16_t writer)
+{
+    std::uint64_t now = generation.load(std::memory_order_relaxed);
+    if (cache.generation != now || address < cache.start || address >= cache.end) {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        Owners *owners = owners_for((const void *)address);
+        if (!owners) return;  // host memory a kernel wrote (mapped, managed) or a stack
+        cache = Cache{owners->start, owners->start + owners->size, owners->words.data(), now};
+    }
+    std::size_t first = (address - cache.start) / 4;
+    std::size_t last = std::min((address + (bytes ? bytes : 1) - 1 - cache.start) / 4, (cache.end - cache.start - 1) / 4);
+    for (std::size_t word = first; word <= last; ++word) cache.words[word] = writer;
+}
+
+namespace {
+void copy_at(const char *call, std::pair<const char *, int> site, void *dst, const void *src, std::size_t bytes)
+{
+    if (bytes == 0) return;
+    Allocation to, from;
+    bool to_device = device_memory(dst, &to), from_device = device_memory(src, &from);
+    if (!to_device && !from_device) return;
+    std::uint16_t host_writer =
+        to_device && !from_device ? intern_writer(WriterKind::HostCopy, call, site.first, site.second, to.device) : 0;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    generation.fetch_add(1);
+    if (to_device && from_device) {
+        Owners *target = owners_for(dst);
+        Owners *source = owners_for(src);
+        auto d = (std::uintptr_t)dst, s = (std::uintptr_t)src;
+        for (std::size_t offset = 0; offset < bytes; offset += 4)
+            target->words[(d + offset - target->start) / 4] = source->words[(s + offset - source->start) / 4];
+        if (to.device != from.device) {
+            traffic_of(from.device).to_other_devices += bytes;
+            traffic_of(to.device).from_other_devices += bytes;
+        }
+    } else if (to_device) {
+        mark_words(*owners_for(dst), (std::uintptr_t)dst, bytes, host_writer);
+        traffic_of(to.device).from_host += bytes;
+    } else {
+        Owners *source = owners_for(src);
+        CopyBack back;
+        back.host = (std::uintptr_t)dst;
+        back.bytes = bytes;
+        back.device = from.device;
+        back.file = site.first;
+        back.line = site.second;
+        std::size_t first = ((std::uintptr_t)src - source->start) / 4;
+        std::size_t last = std::min(((std::uintptr_t)src + bytes - 1 - source->start) / 4, source->words.size() - 1);
+        std::map<std::uint16_t, std::uint64_t> counts;
+        for (std::size_t word = first; word <= last; ++word) counts[source->words[word]] += 4;
+        back.writers.assign(counts.begin(), counts.end());
+        back.hash = hash_bytes(dst, bytes);
+        if (state().copies_back.size() > 1000000) state().copies_back.erase(state().copies_back.begin());
+        state().copies_back.push_back(std::move(back));
+        traffic_of(from.device).to_host += bytes;
+    }
+}
+}  // namespace
+
+void profile_copy(const char *call, void *dst, const void *src, std::size_t bytes)
+{
+    auto site = take_call_site();
+    if (profile_on()) copy_at(call, site, dst, src, bytes);
+}
+
+void profile_copy_2d(const char *call, void *dst, std::size_t dpitch, const void *src, std::size_t spitch,
+                     std::size_t width, std::size_t height)
+{
+    auto site = take_call_site();
+    if (!profile_on()) return;
+    for (std::size_t row = 0; row < height; ++row)
+        copy_at(call, site, static_cast<char *>(dst) + row * dpitch, static_cast<const char *>(src) + row * spitch,
+                width);
+}
+
+void profile_fill(const char *call, void *dst, std::size_t bytes)
+{
+    auto site = take_call_site();
+    if (!profile_on() || bytes == 0) return;
+    Allocation to;
+    if (!device_memory(dst, &to)) return;
+    std::uint16_t writer = intern_writer(WriterKind::Memset, call, site.first, site.second, to.device);
+    std::lock_guard<std::mutex> lock(state().mutex);
+    generation.fetch_add(1);
+    mark_words(*owners_for(dst), (std::uintptr_t)dst, bytes, writer);
+}
+
+void profile_freed(const void *start)
+{
+    if (!profile_on()) return;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    generation.fetch_add(1);
+    state().owners.erase((std::uintptr_t)start);
+}
+
+std::vector<OutputRecord> output_records()
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    return state().outputs;
+}
+
+std::vector<DeviceTraffic> device_traffic()
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    return state().traffic;
+}
+
+}  // namespace cudaemu
+
+using namespace cudaemu;
+
+// The harness's result array: where each part of it came from. Newest copy first; a part no
+// copy from the device brought is "not copied from a device" (computed on the host).
+extern "C" void cudaemu_profile_output(const void *host, size_t bytes, const char *what)
+{
+    if (!profile_on() || !host || bytes == 0) return;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    OutputRecord record;
+    record.what = what ? what : "result";
+    record.bytes = bytes;
+    auto begin = (std::uintptr_t)host, end = begin + bytes;
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> covered;  // disjoint, any order
+    const std::vector<CopyBack> &copies = state().copies_back;
+    for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
+        std::uintptr_t lo = std::max(begin, it->host), hi = std::min(end, it->host + it->bytes);
+        if (lo >= hi) continue;
+        // The pieces of [lo, hi) no newer copy covers.
+        std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pieces{{lo, hi}};
+        for (auto &c : covered) {
+            std::vector<std::pair<std::uintptr_t, std::uintptr_t>> next;
+            for (auto &p : pieces) {
+                if (c.second <= p.first || c.first >= p.second) {
+                    next.push_back(p);
+                    continue;
+                }
+                if (p.first < c.first) next.push_back({p.first, c.first});
+                if (c.second < p.second) next.push_back({c.second, p.second});
+            }
+            pieces.swap(next);
+        }
+        std::uint64_t fresh = 0;
+        for (auto &p : pieces) fresh += p.second - p.first;
+        if (fresh == 0) continue;
+        covered.push_back({lo, hi});
+        OutputPart part;
+        part.bytes = fresh;
+        part.device = it->device;
+        part.file = it->file;
+        part.line = it->line;
+        for (auto &w : it->writers)
+            part.writers.push_back({w.first, (std::uint64_t)((double)w.second * fresh / (double)it->bytes + 0.5)});
+        if (it->host >= begin && it->host + it->bytes <= end)
+            part.changed_on_host = hash_bytes((const void *)it->host, it->bytes) != it->hash;
+        record.parts.push_back(std::move(part));
+    }
+    std::vector<Writer> &all = state().writers;
+    for (const CopyBack &copy : copies) {
+        if (copy.host < end && copy.host + copy.bytes > begin) continue;
+        for (auto &w : copy.writers)
+            if (w.first < all.size() && all[w.first].kind == WriterKind::Kernel) record.staged_kernel_bytes += w.second;
+    }
+    std::uint64_t from_devices = 0;
+    for (auto &p : record.parts) from_devices += p.bytes;
+    if (from_devices < bytes) {
+        OutputPart part;
+        part.bytes = bytes - from_devices;
+        record.parts.push_back(part);
+    }
+    state().outputs.push_back(std::move(record));
+}

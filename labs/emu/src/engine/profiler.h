@@ -1,0 +1,130 @@
+// The kernel profile (EMU_PROFILE=1 for a table on stderr at exit, EMU_PROFILE=<path> for JSON):
+// what Nsight Compute's memory metrics count, measured on the emulator's accesses.
+//
+// A warp's *request* is one source-level access executed by the lanes of a warp together. The
+// emulator runs a warp's lanes one after another (fibers), so it regroups them: each lane's
+// accesses are logged in order, and the k-th execution of an access site by each lane of a warp
+// is one request (lanes that skip a site, in an `if`, are not in its request). A warp's logs are
+// regrouped when its last lane returns, and at every __syncthreads() (all lanes are there), so a
+// log holds one stretch between barriers. When every lane logged the same sites in the same
+// order (no divergence), position i of each lane's log is one request; otherwise requests are
+// grouped by (site, k), k counted within the stretch.
+//
+// For each request: global memory, the distinct 32-byte sectors the lanes touch (ncu's
+// l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}); shared memory, the wavefronts it takes with
+// 32 banks of 4 bytes: per bank, the distinct 4-byte words asked for (one word read by many
+// lanes is a broadcast); 8-byte accesses run as two half-warps and 16-byte ones as four
+// quarter-warps, as the hardware splits them. Bank conflicts = wavefronts - the phases a
+// request needs (ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda_emu/memory_access.h"
+#include "cuda_runtime.h"
+
+namespace cudaemu {
+
+enum class Space : unsigned char { Global, Shared };
+enum class Op : unsigned char { Load, Store, Atomic };
+
+// One access kind at one site, summed over warps.
+struct AccessCounts {
+    std::uint64_t requests = 0;    // warp-level requests
+    std::uint64_t accesses = 0;    // lane-level accesses
+    std::uint64_t bytes = 0;
+    std::uint64_t sectors = 0;     // global: 32-byte sectors touched, per request summed
+    std::uint64_t wavefronts = 0;  // shared: wavefronts
+    std::uint64_t conflicts = 0;   // shared: wavefronts beyond the ones the request needs
+    void add(const AccessCounts &other);
+};
+
+struct SiteProfile {
+    const AccessSite *site = nullptr;
+    AccessCounts global_load, global_store, shared_load, shared_store, global_atomic, shared_atomic;
+    void add(const SiteProfile &other);
+};
+
+// One launch, as its blocks fill it in (each merges its own counts at its end).
+struct LaunchProfile {
+    std::string kernel;
+    std::string file;
+    int line = 0;
+    int device = 0;
+    dim3 grid{1, 1, 1}, block{1, 1, 1};
+    std::uint64_t threads = 0;        // CUDA threads run
+    std::uint64_t barriers = 0;       // __syncthreads() passed, summed over blocks
+    std::uint16_t writer = 0;         // this kernel, as a writer of device memory (memory_owners.h)
+    std::mutex mutex;                 // blocks merge under it
+    std::vector<SiteProfile> sites;   // in the order first seen
+    std::unordered_map<const AccessSite *, std::size_t> site_index;
+    // Sites without a source line: atomics (the header's functions know no line).
+    SiteProfile unsited;
+};
+
+// Whether EMU_PROFILE is on now (read at each call), and where the profile goes at exit.
+bool profile_on();
+// A launch begins and ends (api/launch.cpp): the profile keeps the launch once it has run.
+LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block);
+void profile_end_launch(LaunchProfile *launch);
+
+// What one CPU thread's runner logs while it runs a block of a profiled launch.
+class WarpRecorder {
+public:
+    void begin_block(LaunchProfile *launch, unsigned int threads);
+    void record(unsigned int thread, const AccessSite *site, std::uintptr_t address, std::uint32_t size, Space space,
+                Op op)
+    {
+        logs_[thread].push_back(Entry{site, address, size, space, op});
+        if (__builtin_expect(++logged_ > kFlushEntries, 0)) flush_all();
+    }
+    void flush_warp(unsigned int warp);
+    void flush_all();
+    void barrier_passed() { ++barriers_; }
+    void end_block();
+
+private:
+    struct Entry {
+        const AccessSite *site;
+        std::uintptr_t address;
+        std::uint32_t size;
+        Space space;
+        Op op;
+    };
+    struct Lane {
+        unsigned int lane;
+        const Entry *entry;
+    };
+    static constexpr std::size_t kFlushEntries = std::size_t(1) << 22;  // bounds the logs' memory
+
+    void request(const Lane *lanes, std::size_t count);
+    SiteProfile &site_of(const AccessSite *site);
+    void flush_divergent(unsigned int first_thread, unsigned int lanes);
+
+    LaunchProfile *launch_ = nullptr;
+    unsigned int threads_ = 0;
+    std::vector<std::vector<Entry>> logs_;
+    std::size_t logged_ = 0;
+    std::uint64_t barriers_ = 0;
+    std::vector<SiteProfile> sites_;
+    std::unordered_map<const AccessSite *, std::size_t> site_index_;
+    const AccessSite *last_site_ = nullptr;  // the site of the last request, and its index
+    std::size_t last_index_ = 0;
+    SiteProfile unsited_;
+    std::vector<std::uintptr_t> scratch_;
+    struct Keyed {
+        const AccessSite *site;
+        Op op;
+        std::uint32_t occurrence;
+        unsigned int lane;
+        const Entry *entry;
+    };
+    std::vector<Keyed> keyed_;
+};
+
+}  // namespace cudaemu

@@ -1,0 +1,170 @@
+"""The emulator's profile (EMU_PROFILE): small kernels whose requests, sectors, bank conflicts and
+writers are known by hand, built as a student's file is (the rewriter, then g++ with the runtime)
+and run with EMU_PROFILE=<file>."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KIT = Path(__file__).resolve().parents[2]
+LIB = KIT / "build/emu/plain/libcudaemu.a"
+
+PROGRAM = r'''
+#include <cstdio>
+#include <vector>
+
+__global__ void coalesced(const float *in, float *out)       // 32 lanes, 4 bytes apart: 4 sectors
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i] + 1.0f;
+}
+
+__global__ void strided(const float *in, float *out)         // 32 lanes, 128 bytes apart: 32 sectors
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i * 32];
+}
+
+__global__ void vector4(float *data)                          // 16-byte loads: 16 sectors a warp
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float4 v = ((float4 *)data)[i];
+    v.x += 1.0f;
+    ((float4 *)data)[i] = v;
+}
+
+__global__ void banks(float *out, int stride)                 // shared words `stride` apart
+{
+    __shared__ float tile[32 * 33];
+    tile[threadIdx.x * stride] = threadIdx.x;
+    __syncthreads();
+    float broadcast = tile[0];
+    out[threadIdx.x] = tile[threadIdx.x * stride] + broadcast;
+}
+
+__global__ void half_warp(int *data, int *flag)               // lanes 0..15 only; a named pointer
+{
+    if (threadIdx.x < 16) data[threadIdx.x] = 1;
+    if (threadIdx.x == 0) *flag = 7;
+    atomicAdd(flag, 1);
+}
+
+int main()
+{
+    float *in, *out;
+    cudaMalloc(&in, 32 * 32 * 64 * sizeof(float));
+    cudaMalloc(&out, 64 * sizeof(float) * 4);
+    cudaMemset(in, 0, 32 * 32 * 64 * sizeof(float));
+    coalesced<<<2, 32>>>(in, out);
+    strided<<<1, 32>>>(in, out);
+    vector4<<<1, 32>>>(in);
+    banks<<<1, 32>>>(out, 1);
+    banks<<<1, 32>>>(out, 32);
+    int *data, *flag;
+    cudaMalloc(&data, 32 * sizeof(int));
+    cudaMalloc(&flag, sizeof(int));
+    half_warp<<<1, 32>>>(data, flag);
+    std::vector<float> host(64);
+    cudaMemcpy(out, host.data(), 32 * sizeof(float), cudaMemcpyHostToDevice);   // overwrites coalesced's out[0..31]
+    std::vector<float> back(64);
+    cudaMemcpy(back.data(), out, 64 * sizeof(float), cudaMemcpyDeviceToHost);
+    cudaemu_profile_output(back.data(), 64 * sizeof(float), "out");
+    return 0;
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory) -> dict:
+    if subprocess.run(["g++", "--version"], capture_output=True).returncode != 0:
+        pytest.skip("no g++: the emulator's tests need a C++17 compiler")
+    done = subprocess.run(["make", "--no-print-directory", "-C", str(KIT), str(LIB.relative_to(KIT))],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"building the emulator's runtime failed: {done.stderr[-1500:]}")
+    folder = tmp_path_factory.mktemp("profile")
+    source = folder / "kernels.cu"
+    # The declaration first: the program calls it.
+    source.write_text('extern "C" void cudaemu_profile_output(const void *, size_t, const char *);\n' + PROGRAM)
+    rewritten, binary = folder / "kernels.cpp", folder / "kernels"
+    subprocess.run([sys.executable, str(KIT / "labs/emu/rewriter"), str(source), str(rewritten)], check=True)
+    done = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{KIT / 'labs/emu/include'}", str(rewritten),
+                           str(LIB), "-o", str(binary), "-lboost_context", "-pthread"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    path = folder / "profile.json"
+    done = subprocess.run([str(binary)], env={**os.environ, "EMU_PROFILE": str(path), "EMU_THREADS": "2"},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(path.read_text())
+
+
+def totals(profile: dict, kernel: str, index: int = 0) -> dict:
+    launches = [launch for launch in profile["launches"] if launch["kernel"] == kernel]
+    summed: dict = {}
+    for site in launches[index]["sites"]:
+        for kind, counts in site.items():
+            if isinstance(counts, dict):
+                for key, value in counts.items():
+                    summed.setdefault(kind, {}).setdefault(key, 0)
+                    summed[kind][key] += value
+    return summed
+
+
+def test_coalesced_loads_take_4_sectors_a_warp(profile):
+    t = totals(profile, "coalesced")
+    assert t["global_load"]["requests"] == 2 and t["global_load"]["sectors"] == 8
+    assert t["global_store"]["requests"] == 2 and t["global_store"]["sectors"] == 8
+
+
+def test_strided_loads_take_a_sector_a_lane(profile):
+    assert totals(profile, "strided")["global_load"] == {"requests": 1, "sectors": 32, "bytes": 128, "accesses": 32}
+
+
+def test_16_byte_accesses_through_a_cast(profile):
+    t = totals(profile, "vector4")
+    assert t["global_load"]["requests"] == 1 and t["global_load"]["sectors"] == 16
+    assert t["global_store"]["requests"] == 1 and t["global_store"]["sectors"] == 16
+
+
+def test_bank_conflicts_and_broadcast(profile):
+    no_conflict, all_in_one_bank = totals(profile, "banks", 0), totals(profile, "banks", 1)
+    # The store and the load of tile[x * stride], and the broadcast read of tile[0].
+    assert no_conflict["shared_store"]["conflicts"] == 0 and no_conflict["shared_load"]["conflicts"] == 0
+    assert no_conflict["shared_load"]["requests"] == 2
+    assert all_in_one_bank["shared_store"] == {"requests": 1, "wavefronts": 32, "conflicts": 31, "bytes": 128,
+                                               "accesses": 32}
+    assert all_in_one_bank["shared_load"]["conflicts"] == 31  # the broadcast adds none
+
+
+def test_partial_warps_named_pointers_and_atomics(profile):
+    t = totals(profile, "half_warp")
+    # data[x] by 16 lanes (2 sectors) and *flag by one: two requests.
+    assert t["global_store"]["requests"] == 2 and t["global_store"]["sectors"] == 3
+    assert t["global_atomic"]["accesses"] == 32
+
+
+def test_who_wrote_what_was_copied_back(profile):
+    writers = {w["id"]: w for w in profile["writers"]}
+    (output,) = profile["outputs"]
+    (part,) = output["parts"]
+    by_kind = {}
+    for writer_id, count in part["writers"]:
+        w = writers[writer_id]
+        by_kind[(w["kind"], w["name"])] = by_kind.get((w["kind"], w["name"]), 0) + count
+    # out[0..31]: a copy from the host (its line named); out[32..63]: the second block of coalesced.
+    assert by_kind[("host_copy", "cudaMemcpy")] == 128
+    assert by_kind[("kernel", "coalesced")] == 128
+    host = next(w for w in writers.values() if w["kind"] == "host_copy")
+    assert host["file"].endswith("kernels.cu") and host["line"] > 0
+    assert part["changed_on_host"] is False and part["device"] == 0
+
+
+def test_devices_count_launches_and_traffic(profile):
+    (device,) = profile["devices"]
+    assert device["launches"] == 6 and device["from_host"] == 128 and device["to_host"] == 256
