@@ -8,7 +8,7 @@ file is re-checked, so a TA can trust it).
 gen.py provides:
     make_input(params: dict, path: Path) -> None           (only for cases with an input)
     make_expected(params: dict, input_path: Path | None, path: Path) -> None
-Expected outputs come from an algorithm independent of the one under test (DESIGN.md).
+Expected outputs come from an algorithm independent of the one under test (docs/design.md).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _made(path: Path, want_sha: str | None, make, what: str, check: bool) -> Pat
     make_atomically(path, make)
     if check and want_sha is not None and sha256_of(path) != want_sha:
         raise ConfigError(f"{what} does not match the SHA-256 in the manifest: the generator "
-                          f"changed or the manifest is stale (python3 -m grader cases --update)")
+                          f"changed or the manifest is stale (python3 -m grader cases <lab> --print-sha)")
     return path
 
 

@@ -1,5 +1,5 @@
 """The data of the bfs handout's figure "iterations on a chain and on a star": how many launches
-edge relaxation (BFS try #1, 003_6320a191c87d3ec8.txt) needs on a chain of n vertices, from one
+edge relaxation (BFS try #1, [cs344 n.d.]) needs on a chain of n vertices, from one
 end, and on a star, from its centre, as n doubles.
 
     python3 handouts/figures/bfs_iterations.py [--bfs PROGRAM] [--max N] [--csv FILE]

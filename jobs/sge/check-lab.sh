@@ -1,7 +1,7 @@
 #!/bin/bash
 # Grades your code for one lab on a GPU node of a Grid Engine cluster (SGE, Son of Grid Engine,
 # Altair Grid Engine): `make check` builds it and runs every public testcase. The modern form of
-# the Lonestar script in 000_2682084cffe7dce6.txt (section 2.2.3). Copy it, edit the two lines
+# the Lonestar script in [Hochberg 2012] (section 2.2.3). Copy it, edit the two lines
 # marked EDIT, and submit it from the kit's top folder (where the Makefile is):
 #   cp jobs/sge/check-lab.sh my-check.sh      # edit LAB and CHECK in my-check.sh
 #   qsub my-check.sh                          # the verdicts: labkit-check.o<job id>

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs one lab program on a GPU node of a Grid Engine cluster (SGE, Son of Grid Engine, Altair
 # Grid Engine): builds your code (make <lab>), then runs the program once. The modern form of the
-# Lonestar script in 000_2682084cffe7dce6.txt (section 2.2.3). Copy it, edit the two lines marked
+# Lonestar script in [Hochberg 2012] (section 2.2.3). Copy it, edit the two lines marked
 # EDIT, and submit it from the kit's top folder (where the Makefile is):
 #   cp jobs/sge/run-lab.sh my-run.sh      # edit LAB and RUN in my-run.sh
 #   qsub my-run.sh                        # qstat shows it; the output: labkit-run.o<job id>

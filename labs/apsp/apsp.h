@@ -1,5 +1,5 @@
 // Lab 4, apsp: all-pairs shortest paths by blocked Floyd-Warshall, on the CPU, on one GPU and
-// on several (the NTHU HW3 course report, 002_f72e3ea1c3b8d66b.txt: hw3-1, hw3-2, hw3-3).
+// on several (the NTHU HW3 course report, [HW3 APSP n.d.]: hw3-1, hw3-2, hw3-3).
 //
 // Three programs share this header and one harness (main.cpp): starter/apsp/cpu.c, gpu.c and
 // multigpu.c each define apsp_solve(). The harness reads the input file and builds the

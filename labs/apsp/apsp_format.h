@@ -1,4 +1,4 @@
-// The two numbers of the APSP file format (DESIGN.md, the NTHU HW3 format), shared by the
+// The two numbers of the APSP file format (docs/design.md, the NTHU HW3 format), shared by the
 // harness, the student's code (through apsp.h) and the testcase oracle.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The APSP files (DESIGN.md, the NTHU HW3 format), read and written by the harness only.
+// The APSP files (docs/design.md, the NTHU HW3 format), read and written by the harness only.
 //   input:  int32 n, int32 m, then m triples int32 (src, dst, w), 0 <= src, dst < n, 0 <= w <= 1000
 //   output: n * n int32, row-major; APSP_INF (2^30 - 1) where there is no path
 #pragma once

@@ -1,6 +1,6 @@
 // Lab 5, bfs: the functions each of the lab's programs implements.
 //
-//   bfs.c       BFS by edge relaxation (003_6320a191c87d3ec8.txt, "BFS try #1"): one thread per
+//   bfs.c       BFS by edge relaxation ([cs344 n.d.], "BFS try #1"): one thread per
 //               edge, one kernel launch per level, until a device `done` flag stays set.
 //   frontier.c  the work-efficient BFS (optional stretch): only the frontier's edges each level.
 //

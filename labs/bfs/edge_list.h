@@ -1,5 +1,5 @@
 // The bfs lab's graph: an undirected edge list, as stored in the kit's edge-list format
-// (DESIGN.md): little-endian int32 n, int32 m, then m pairs int32 (u, v), vertices 0..n-1.
+// (docs/design.md): little-endian int32 n, int32 m, then m pairs int32 (u, v), vertices 0..n-1.
 // Self-loops and repeated edges are allowed (they change no depth).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Lab 3, fw: Floyd-Warshall with one kernel launch per k (Hochberg's module,
-// 000_2682084cffe7dce6.txt), and the versions of Carrega and Ferreira (001_dee1cd7baf3618fc.txt).
+// [Hochberg 2012]), and the versions of Carrega and Ferreira ([Carrega & Ferreira n.d.]).
 //
 // The distance matrix is stored as the module stores it: N rows of Na ints, Na = N rounded up to
 // a multiple of ALIGNMENT, entry (i, j) at dist[i * Na + j], FW_INF (INT_MAX) for "no path yet",

@@ -1,4 +1,4 @@
-// The graph text format of Hochberg's module (000_2682084cffe7dce6.txt, section 2.2.1) and its
+// The graph text format of Hochberg's module ([Hochberg 2012], section 2.2.1) and its
 // printout: what fwHelpers.cpp's readGraph and printArray do, with errors that say where.
 //
 //   A B 4          one edge a line: from vertex A to vertex B, length 4

@@ -1,7 +1,7 @@
 # The fw lab's own make targets, included by the top-level Makefile (labs/*/lab.mk).
 #
 #   make cycleProgs    build/tools/fw/makeDirCycle and makeUndirCycle, the module's cycle
-#                      generators (000_2682084cffe7dce6.txt, section 2.2.1: "Type make cycleProgs
+#                      generators ([Hochberg 2012], section 2.2.1: "Type make cycleProgs
 #                      to get two executables"); plain C, no CUDA needed.
 
 FW_CYCLE_PROGS := build/tools/fw/makeDirCycle build/tools/fw/makeUndirCycle

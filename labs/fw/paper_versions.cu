@@ -1,5 +1,5 @@
 // Lab 3, given code: the versions of Carrega and Ferreira, *Optimizations in GPGPU using
-// Floyd-Warshall* (001_dee1cd7baf3618fc.txt, section III), for you to run and measure beside
+// Floyd-Warshall* ([Carrega & Ferreira n.d.], section III), for you to run and measure beside
 // your own (handouts/fw.md, "Versions of Carrega and Ferreira"; python3 labs/fw/scripts/table2.py
 // reproduces the paper's Table II). This file is part of the harness: it is built with every fw
 // program, never graded, and you do not edit it. `fw --list` shows these after the versions of

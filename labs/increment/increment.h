@@ -2,7 +2,7 @@
 //
 // The harness (main.cpp) owns the host array, the timing and the checking. It calls these in
 // order: device_alloc, copy_to_device, launch_increment (once per repetition),
-// copy_to_host, device_free. Each is one step of the slides' Lab #1 (004_0fb64ef3cff2fc39.txt).
+// copy_to_host, device_free. Each is one step of the slides' Lab #1 ([Baden & Unat 2010]).
 #pragma once
 
 #include "cuda_check.h"

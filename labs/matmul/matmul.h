@@ -5,7 +5,7 @@
 // launch with CUDA_CHECK_LAUNCH() and returns without waiting: the harness (main.cpp) owns the
 // matrices, times the kernels with CUDA events, waits for them and checks C. Every kernel must
 // be right for any n >= 1, in particular n that is not a multiple of the block or tile size.
-// The story follows the slides' Lab #2 (004_0fb64ef3cff2fc39.txt).
+// The story follows the slides' Lab #2 ([Baden & Unat 2010]).
 #pragma once
 
 #include "cuda_check.h"

@@ -1,4 +1,4 @@
-// Lab 5 reference solution: BFS by edge relaxation (003_6320a191c87d3ec8.txt, "BFS try #1").
+// Lab 5 reference solution: BFS by edge relaxation ([cs344 n.d.], "BFS try #1").
 // Every iteration looks at every edge; an edge with one end at the current depth and the other
 // end unvisited sets that end to depth + 1. The host repeats until an iteration changes nothing.
 #include "bfs.h"

@@ -1,10 +1,10 @@
 // Lab 3 reference solution: Floyd-Warshall on the GPU, one kernel launch per k (Hochberg's module,
-// 000_2682084cffe7dce6.txt), then the versions that handouts/fw.md explores, one per entry of
+// [Hochberg 2012]), then the versions that handouts/fw.md explores, one per entry of
 // fw_versions[] at the end of this file (fw --list; fw --version NAME):
 //
 //   0 rows           fwStepK, graded: a block is 256 entries of one row, (i,k) in __shared__,
 //                    and the two reads that do not need (i,k) issued before the barrier
-//   1 cpu            sequential, three loops (Exploration 5; 001_dee1cd7baf3618fc.txt III.A)
+//   1 cpu            sequential, three loops (Exploration 5; [Carrega & Ferreira n.d.] III.A)
 //   2 pitch          rows on a matrix from cudaMallocPitch (Exploration 3)
 //   3 columns        a block is 256 entries of one column (Exploration 4)
 //   4 module         the module's fwStepK in its own order, as the starter asks for it: (k,j) and

@@ -1,4 +1,4 @@
-// Lab 5: breadth-first search by edge relaxation (003_6320a191c87d3ec8.txt, "BFS try #1").
+// Lab 5: breadth-first search by edge relaxation ([cs344 n.d.], "BFS try #1").
 // Fill in each TODO; bfs.h says what each function must do, and handouts/bfs.md walks through
 // them. Build and check with:  make check LAB=bfs
 //

@@ -1,5 +1,5 @@
 // Lab 3: Floyd-Warshall on the GPU, one kernel launch per k (Hochberg's module,
-// 000_2682084cffe7dce6.txt, section 1.4). Fill in the TODOs; fw.h says what each function must
+// [Hochberg 2012], section 1.4). Fill in the TODOs; fw.h says what each function must
 // do, and handouts/fw.md walks through them. Build and check with:  make check LAB=fw
 //
 // The versions this file offers are listed in fw_versions[] at the end (fw --list). The first,

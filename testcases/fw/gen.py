@@ -1,12 +1,12 @@
 """The fw lab's graphs and expected outputs, independent of the code under test.
 
-The graph text format is that of Hochberg's module (000_2682084cffe7dce6.txt, section 2.2.1):
+The graph text format is that of Hochberg's module ([Hochberg 2012], section 2.2.1):
 one edge `V W l` a line, vertex names any non-whitespace ASCII, numbered in order of first
 appearance, a repeated edge keeps its last weight, the last line `--END--`.
 
 Expected distances come from Dijkstra's algorithm from every source (not Floyd-Warshall), or,
-for cycles, from their closed form (tests/fw/test_gen.py checks the two agree). Unreachable is
-1073741823 in the APSP binary output format (DESIGN.md).
+for cycles, from their closed form (tests/fw/test_fw_gen.py checks the two agree). Unreachable is
+1073741823 in the APSP binary output format (docs/design.md).
 
 As a module the grader calls make_input and make_expected (testcases/fw/cases.toml). As a
 program it is the lab's generator and converter:

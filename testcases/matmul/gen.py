@@ -6,7 +6,7 @@ Every input is an integer k below 2^24 times 2^-24, so the product is an exact i
 times 2^-48: no float32 summation order is involved, which makes the reference independent of
 every kernel. Small n is done here in Python; larger n by exact_product.cpp, compiled once
 into build/cases/matmul/ with the C++ compiler (CXX, else g++): Python takes minutes past
-n of about 200. The two agree bit for bit (tests/matmul/test_gen.py).
+n of about 200. The two agree bit for bit (tests/matmul/test_matmul_cases.py).
 """
 
 import os

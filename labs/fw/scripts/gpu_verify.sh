@@ -11,8 +11,8 @@
 #   bench     make bench: the per-k kernel against a device-to-device copy at n = 8192
 #   traffic   Nsight Compute (ncu) on single steps of rows and module at n = 8192: the bytes a
 #             step really moves through device memory, and its time (the handout's "Bandwidth")
-#   table2    Table II of 001_dee1cd7baf3618fc.txt: n = 2048, ten runs of each version
-#   scaling   section 2.3 of 000_2682084cffe7dce6.txt: undirected cycles n = 10..1800, CSV + PNG
+#   table2    Table II of [Carrega & Ferreira n.d.]: n = 2048, ten runs of each version
+#   scaling   section 2.3 of [Hochberg 2012]: undirected cycles n = 10..1800, CSV + PNG
 set -u -o pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${OUT:-build/fw-verify}

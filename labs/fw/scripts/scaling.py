@@ -1,4 +1,4 @@
-"""The scaling experiment of Hochberg's module (000_2682084cffe7dce6.txt, section 2.3): fw on
+"""The scaling experiment of Hochberg's module ([Hochberg 2012], section 2.3): fw on
 undirected cycles of 10, 20, 30, ... vertices, ten runs each, the kernel time corrected by
 subtracting runs that copy the matrix to the card and back without launching a kernel.
 

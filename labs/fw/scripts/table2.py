@@ -1,4 +1,4 @@
-"""Table II of Carrega and Ferreira (001_dee1cd7baf3618fc.txt) on this machine: every version
+"""Table II of Carrega and Ferreira ([Carrega & Ferreira n.d.]) on this machine: every version
 of Floyd-Warshall on one graph of n = 2048 vertices, ten runs each, milliseconds a run.
 
     python3 labs/fw/scripts/table2.py [--fw PROGRAM] [--n 2048] [--runs 10]

@@ -1,5 +1,5 @@
 """Coalescing: the slides' "Coalesced 128 vs Naively blocked 9.20 GFLOP/s" (Tesla C1060,
-004_0fb64ef3cff2fc39.txt, Lab #2), measured on this machine's GPU at several n.
+[Baden & Unat 2010], Lab #2), measured on this machine's GPU at several n.
 
     python3 labs/matmul/scripts/coalescing.py [--sizes 512 1024 2048] [--block 16] [--reps 5]
                                               [--program PATH]

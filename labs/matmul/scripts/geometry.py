@@ -1,4 +1,4 @@
-"""Thread geometry: the slides' performance-comparison tables (004_0fb64ef3cff2fc39.txt, Lab #2,
+"""Thread geometry: the slides' performance-comparison tables ([Baden & Unat 2010], Lab #2,
 "Performance Comparison"), measured on this machine's GPU.
 
     python3 labs/matmul/scripts/geometry.py [--n 2048] [--reps 5] [--program PATH]

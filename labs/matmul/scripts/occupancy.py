@@ -1,4 +1,4 @@
-"""Occupancy arithmetic from the compiler's resource report (004_0fb64ef3cff2fc39.txt, Lab #2,
+"""Occupancy arithmetic from the compiler's resource report ([Baden & Unat 2010], Lab #2,
 "Device Occupancy" and "Kernel Parameters": "10 registers; 16x16 blocks: 2560 registers...").
 
     python3 labs/matmul/scripts/occupancy.py [--arch sm_90] [--file starter/matmul/matmul.c]

@@ -1,8 +1,8 @@
 /* makeDirCycle N: prints a directed N-cycle in the fw lab's graph text format (Hochberg's module,
- * 000_2682084cffe7dce6.txt, section 2.2.1, Figure 2.2 left): vertices 0..N-1, an edge of length
+ * [Hochberg 2012], section 2.2.1, Figure 2.2 left): vertices 0..N-1, an edge of length
  * 1 from each vertex to the next, the last back to 0. Build with `make cycleProgs`; use as
  *     build/tools/fw/makeDirCycle 10 > dircycle10.txt
- * testcases/fw/gen.py dircycle N prints the same text (tests/fw/test_tools.py checks). */
+ * testcases/fw/gen.py dircycle N prints the same text (tests/fw/test_fw_tools.py checks). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

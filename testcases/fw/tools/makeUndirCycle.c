@@ -1,10 +1,10 @@
 /* makeUndirCycle N: prints an undirected N-cycle in the fw lab's graph text format (Hochberg's
- * module, 000_2682084cffe7dce6.txt, section 2.2.1, Figure 2.2 right): vertices 0..N-1, each
+ * module, [Hochberg 2012], section 2.2.1, Figure 2.2 right): vertices 0..N-1, each
  * edge of the cycle written both ways, length 1. "An undirected cycle on n vertices is a good
  * test case for the Floyd-Warshall algorithm, since it takes a full n iterations of the
  * algorithm to find all shortest paths." Build with `make cycleProgs`; use as
  *     build/tools/fw/makeUndirCycle 10 > undircycle10.txt
- * testcases/fw/gen.py undircycle N prints the same text (tests/fw/test_tools.py checks). */
+ * testcases/fw/gen.py undircycle N prints the same text (tests/fw/test_fw_tools.py checks). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

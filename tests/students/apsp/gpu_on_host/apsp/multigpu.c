@@ -1,5 +1,5 @@
 // Lab 4, program 3: blocked Floyd-Warshall on every visible GPU (hw3-3 of
-// 002_f72e3ea1c3b8d66b.txt), one host thread (OpenMP) for each GPU.
+// [HW3 APSP n.d.]), one host thread (OpenMP) for each GPU.
 //
 // Every GPU holds the whole padded matrix but owns a band of block rows, and is the only one to
 // keep those rows up to date. Each round r:

@@ -1,5 +1,5 @@
 // Lab 4, program 1: Floyd-Warshall on the CPU, with OpenMP threads sharing the rows (hw3-1 of
-// 002_f72e3ea1c3b8d66b.txt). The harness (labs/apsp/main.cpp) reads the input, builds the
+// [HW3 APSP n.d.]). The harness (labs/apsp/main.cpp) reads the input, builds the
 // matrix and calls apsp_solve(); see apsp.h and handouts/apsp.md.
 #include <omp.h>
 

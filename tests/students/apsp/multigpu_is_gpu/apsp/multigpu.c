@@ -1,5 +1,5 @@
 // Hostile corpus: multigpu.c is gpu.c copied over: everything on device 0.
-// Lab 4, program 2: blocked Floyd-Warshall on one GPU (hw3-2 of 002_f72e3ea1c3b8d66b.txt).
+// Lab 4, program 2: blocked Floyd-Warshall on one GPU (hw3-2 of [HW3 APSP n.d.]).
 //
 // The n x n matrix is padded to n_padded, a multiple of BLOCK, and cut into BLOCK x BLOCK
 // blocks. Round r (one per block of the diagonal) has three phases:

@@ -1,4 +1,4 @@
-// Lab 4, program 3: my transcription of hw3-3 of the NTHU HW3 report (002_f72e3ea1c3b8d66b.txt):
+// Lab 4, program 3: my transcription of hw3-3 of the NTHU HW3 report ([HW3 APSP n.d.]):
 // the same three phases on several GPUs, one OpenMP thread for each. Kept: dst[] shared by the
 // threads, each thread cudaSetDevice(its number) and cudaMalloc(N*N) on it, start_offset and
 // total_row (the block rows a GPU owns), dist_offset / total_byte_num / one_row_byte_num, only a

@@ -1,4 +1,4 @@
-// Lab 4, program 2: my transcription of hw3-2 of the NTHU HW3 report (002_f72e3ea1c3b8d66b.txt):
+// Lab 4, program 2: my transcription of hw3-2 of the NTHU HW3 report ([HW3 APSP n.d.]):
 // blocked Floyd-Warshall, blocking factor B = 64, blocks of dim3(32, 32) threads, each thread
 // moving and updating four entries of a 64 x 64 block: (i, j), (i, j_B), (i_B, j), (i_B, j_B).
 // Kept: N = n rounded up to a multiple of 64 with the padding vertices doing "empty work",

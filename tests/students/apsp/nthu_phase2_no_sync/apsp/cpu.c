@@ -1,4 +1,4 @@
-// Lab 4, program 1: my transcription of hw3-1 of the NTHU HW3 report (002_f72e3ea1c3b8d66b.txt):
+// Lab 4, program 1: my transcription of hw3-1 of the NTHU HW3 report ([HW3 APSP n.d.]):
 // plain Floyd-Warshall, the k loop sequential, the i loop shared among OpenMP threads with
 // schedule(static). Kept: the loops and the test as printed (the report's Dist[i][k] is
 // dist[i * n + k] here, the harness's n x n matrix). The report's `#pragma unroll 4` is a CUDA

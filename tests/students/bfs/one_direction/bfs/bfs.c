@@ -1,4 +1,4 @@
-// Lab 5: BFS by edge relaxation, following cs344's "BFS try #1" (003_6320a191c87d3ec8.txt)
+// Lab 5: BFS by edge relaxation, following cs344's "BFS try #1" ([cs344 n.d.])
 // as the lecture says it: "if we have visited the first vertex in our edge, but we haven't
 // visited the second vertex". Kept from the lecture: two kernels, an initialization map over
 // the vertices (the start vertex gets depth 0, every other -1, "not visited") and an iteration

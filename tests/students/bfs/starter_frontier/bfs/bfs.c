@@ -1,5 +1,5 @@
 // Lab 5: BFS by edge relaxation, my transcription of cs344's "BFS try #1"
-// (003_6320a191c87d3ec8.txt). Kept from the lecture: two kernels, an initialization map over
+// ([cs344 n.d.]). Kept from the lecture: two kernels, an initialization map over
 // the vertices (the start vertex gets depth 0, every other -1, "not visited") and an iteration
 // map over the edges, one thread per edge: if one end has the current depth and the other is
 // not visited yet, the other gets depth + 1 and the thread sets the device variable done to

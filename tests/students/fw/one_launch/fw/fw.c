@@ -1,6 +1,6 @@
 // Hostile corpus: fw_solve does every k in one launch of one block.
 // Lab 3: Floyd-Warshall on the GPU, one kernel launch per k. My transcription of Hochberg's
-// module (000_2682084cffe7dce6.txt, sections 1.4 and 3.1, fwStepK and its main loop).
+// module ([Hochberg 2012], sections 1.4 and 3.1, fwStepK and its main loop).
 // Kept from the module: the kernel as printed, with its early return for the padding columns
 // (col >= N) before the __syncthreads(), thread 0 loading trkc, the returns for INT_MAX
 // ("infinity"), betterMaybe; the launch geometry (256 threads, (Na + 255) / 256 blocks across,

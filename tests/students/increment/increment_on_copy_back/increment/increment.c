@@ -1,6 +1,6 @@
 // Hostile corpus: the kernel stores each value back unchanged; copy_to_host adds the 1 on the host.
 // Lab 1: increment an array. My transcription of Baden's Lab #1 slides
-// (004_0fb64ef3cff2fc39.txt, "Lab #1 : Thread Assignment" and "Managing Memory on the Host").
+// ([Baden & Unat 2010], "Lab #1 : Thread Assignment" and "Managing Memory on the Host").
 // Kept from the slides: the kernel increment_On_Device word for word, the allocation with
 // cudaMalloc((void **) &A_d, size), the block count N/bSize + (N%bSize == 0?0:1), the
 // synchronize-then-copy-back order. Changed for the lab: the host code is split into the five

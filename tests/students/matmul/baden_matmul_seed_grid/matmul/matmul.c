@@ -1,4 +1,4 @@
-// Lab 2: C = A·B, my transcription of Baden's Lab #2 slides (004_0fb64ef3cff2fc39.txt).
+// Lab 2: C = A·B, my transcription of Baden's Lab #2 slides ([Baden & Unat 2010]).
 //
 // naive: the "Coalesced Memory Accesses" slide's indices, I = blockIdx.y*by + ty (the row) and
 //   J = blockIdx.x*bx + tx (the column), with the dot product of the "Device Kernel Function"

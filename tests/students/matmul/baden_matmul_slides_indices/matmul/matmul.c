@@ -1,4 +1,4 @@
-// Lab 2: C = A·B, my transcription of Baden's Lab #2 slides (004_0fb64ef3cff2fc39.txt).
+// Lab 2: C = A·B, my transcription of Baden's Lab #2 slides ([Baden & Unat 2010]).
 //
 // naive: the "Device Kernel Function" slide's matMul as printed, I = blockIdx.x*bx + tx (the
 //   row) and J = blockIdx.y*by + ty (the column): float _c, a and b loaded one by one,
