@@ -174,6 +174,9 @@ def determine_verdict(outcome: RunOutcome, time_limit_s: float, mismatch: str | 
         verdict, reason = failure
     elif mismatch:
         verdict, reason = WA, mismatch
+        own = _line(outcome.stdout, r"^WRONG\b") if outcome.exit_code == EXIT_WRONG else None
+        if own:  # what the program prints when run by hand: its diagnosis, in its words
+            reason += "; the program says: " + own[len("WRONG"):].lstrip(": ")[:300]
     elif outcome.exit_code == EXIT_WRONG:
         # The harness's own check failed although the output matched: trust neither.
         verdict, reason = WA, "the program's own check reported a wrong result: " + outcome.stdout.strip()[-200:]
