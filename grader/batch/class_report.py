@@ -34,7 +34,7 @@ def _timing(row: dict) -> tuple[bool, str]:
     """(graded?, why not) for one graded submission, from its report."""
     report = row.get("report") or {}
     if report.get("emulated"):
-        return False, "CPU emulation: timing thresholds are not applied (the emulator's profile stands in)"
+        return False, "CPU emulation; timing is graded on a GPU"
     notes = [c.get("timing_note", "") for c in report.get("cases", [])]
     if any(" vs limit " in n for n in notes):
         return True, ""
@@ -140,7 +140,7 @@ STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 64em; color: #222; padding: 0 1em; }
 h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 .meta { color: #555; } .warn { color: #8a4b00; }
-table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25em .5em; vertical-align: top; }
+table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25em .5em; vertical-align: top; } td:nth-child(3) { min-width: 8em; }
 tr:nth-child(even) td { background: #f5f5f5; } th { border-bottom: 2px solid #ccc; }
 td.n { text-align: right; white-space: nowrap; } code { font-size: .92em; }
 .AC { color: #1a7f37; } .WA, .RE, .CE, .TLE, .IE { color: #b42318; } .SLOW { color: #8a4b00; }
@@ -170,9 +170,9 @@ def _histogram_svg(counts: list[int]) -> str:
 
 
 def _cases_svg(cases: list[dict]) -> str:
-    row, label, width = 26, 170, 640
+    row, label, width = 26, 170, 720
     height = row * len(cases) + 10
-    span = width - label - 60
+    span = width - label - 110
     parts = [f'<svg role="img" aria-label="pass rate per case" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">']
     for i, case in enumerate(cases):
@@ -200,7 +200,7 @@ def to_html(summary: dict, lab_id: str, generated_at: str, students: list[dict])
     if summary["graded"]:
         out += [f"<h2>Scores (of {summary['max_score']:g})</h2>",
                 f"<p>mean {summary['mean_score']:g}, median {summary['median_score']:g}, "
-                f"{summary['full_scores']} full scores</p>", _histogram_svg(summary["histogram"]["counts"]),
+                f"{summary['full_scores']} full score{'' if summary['full_scores'] == 1 else 's'}</p>", _histogram_svg(summary["histogram"]["counts"]),
                 "<h2>Pass rate per case</h2>", _cases_svg(summary["cases"])]
     out.append("<h2>Most common reasons</h2>")
     if summary["top_reasons"]:
