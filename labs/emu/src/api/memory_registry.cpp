@@ -63,7 +63,31 @@ void free_device_allocations(int device)
             }
         }
     }
-    for (const Allocation &allocation : doomed) std::free(const_cast<char *>(allocation.start));
+    for (const Allocation &allocation : doomed) std::free(const_cast<char *>(allocation.block()));
+}
+
+std::vector<GuardDamage> check_guards(int device)
+{
+    std::vector<GuardDamage> damaged;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    for (const auto &entry : allocations()) {
+        const Allocation &a = entry.second;
+        if (a.device != device || (a.guard_before == 0 && a.guard_after == 0)) continue;
+        GuardDamage damage{a, 0, 0, 0};
+        auto scan = [&](char *from, std::size_t bytes) {
+            for (std::size_t i = 0; i < bytes; ++i)
+                if (static_cast<unsigned char>(from[i]) != kGuardByte) {
+                    long long offset = from + i - a.start;
+                    if (damage.bytes_changed++ == 0) damage.first = offset;
+                    damage.last = offset;
+                    from[i] = static_cast<char>(kGuardByte);
+                }
+        };
+        scan(const_cast<char *>(a.block()), a.guard_before);
+        scan(const_cast<char *>(a.start) + a.size, a.guard_after);
+        if (damage.bytes_changed) damaged.push_back(damage);
+    }
+    return damaged;
 }
 
 std::size_t device_bytes_in_use(int device)
