@@ -22,6 +22,15 @@ PYTHON ?= python3
 # Goals that build or run nothing of a lab: they neither need nvcc nor announce the emulator.
 NO_BUILD_GOALS := help deps test pytest gtests clean figures handouts dist-student dist-instructor
 
+# The student edition has no solutions/: SOL=1 there says so in one line, before anything else.
+ifneq ($(SOL),)
+  ifeq ($(wildcard $(or $(SRC_ROOT),solutions)/.),)
+    ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+      $(error SOL=1 builds the reference solutions, and this copy of the kit has no $(or $(SRC_ROOT),solutions)/ (the student edition: see EDITION.md); leave SOL=1 out to build and check your own code, e.g. make check LAB=$(or $(LAB),increment))
+    endif
+  endif
+endif
+
 # EMU: 1 (or any value but 0) builds for the CPU emulator; 0 forces the GPU build; unset, the
 # emulator is used where nvidia-smi finds no GPU, and said so. From here on EMU is 1 or empty,
 # so every test below is $(if $(EMU),...) or ifeq ($(EMU),).
@@ -234,8 +243,9 @@ figures:
 handouts: figures
 	$(PYTHON) -m authoring.handouts --out build/handouts
 
+# make -s: the tarball's name (and any warning) alone.
 dist-student dist-instructor: dist-%:
-	$(PYTHON) -m authoring.dist $* --out build/dist
+	$(PYTHON) -m authoring.dist $* --out build/dist $(if $(findstring s,$(firstword -$(MAKEFLAGS))),--quiet)
 # ---- end of handouts and editions --------------------------------------------------------
 
 # ---- grading in an LMS (lms/, docs/lms.md) -----------------------------------------------

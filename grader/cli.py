@@ -47,8 +47,15 @@ def source_for(args, lab) -> Source:
         name = safe_id(path.name)
         return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name))
     if args.solution:
+        if not (SOLUTIONS_DIR / lab.id).is_dir():
+            raise SubmissionError(no_solutions_message(lab.id))
         return Source("solution", SOLUTIONS_DIR)
     return Source("starter", STARTER_DIR)
+
+
+def no_solutions_message(lab: str) -> str:
+    return (f"this copy of the kit has no solutions/{lab} (the student edition: see EDITION.md), so --solution "
+            f"(SOL=1) has nothing to grade; grade your own code: make check LAB={lab}")
 
 
 def no_gpu_message(lab: str) -> str:
@@ -92,6 +99,18 @@ def cmd_bench(args) -> int:
     args.emu = emulate_without_gpu(args)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id).replace("make check", "make bench"))
+    runs = lab.bench
+    if args.emu:
+        # The GPU's sizes take hours on a CPU: say so before building anything, and run the
+        # emulator's sizes, or nothing where the lab has none.
+        if not lab.emu_bench:
+            return _fail(f"make bench LAB={lab.id} measures a GPU at sizes that take hours under the CPU emulator, "
+                         f"and lab {lab.id} has no emulator sizes ([bench] emu_runs in labs/{lab.id}/lab.toml): "
+                         f"run it on a GPU node (jobs/, handouts/index.md)")
+        runs = lab.emu_bench
+        print(f"note: CPU emulation: the emulator's sizes (labs/{lab.id}/lab.toml [bench] emu_runs: seconds each), "
+              f"not the GPU's (hours here); the figures say nothing about a GPU. On a GPU node: make bench LAB={lab.id}",
+              flush=True)
     source = Source("solution", SOLUTIONS_DIR)
     if not (SOLUTIONS_DIR / lab.id).is_dir():  # the student edition: the student's own code
         print(f"note: solutions/{lab.id} is absent: benchmarking your own code (starter/{lab.id})")
@@ -101,10 +120,8 @@ def cmd_bench(args) -> int:
     if not build.ok:
         print(build.log, file=sys.stderr)
         return _fail(f"{source.root.name}/{lab.id} did not build: {build.reason}")
-    if args.emu:
-        print("note: CPU emulation: these figures say nothing about a GPU")
     status = 0
-    for run in lab.bench:
+    for run in runs:
         argv = [str(build_dir / lab.id / run[0]), *run[1:]]
         print(f"$ {' '.join([lab.id + '/' + run[0], *run[1:]])}", flush=True)
         status = subprocess.run(argv).returncode or status

@@ -11,10 +11,10 @@ import tarfile
 import time
 from pathlib import Path
 
-from grader import KIT_VERSION
 from grader.intake import MANIFEST, SubmissionError
 from grader.labs import Lab
 from grader.paths import STARTER_DIR
+from grader.version import kit_version
 
 OPTIONAL_TODO = re.compile(r"LAB_TODO\(\s*\"(optional|exploration)\b", re.IGNORECASE)
 OPTIONAL_WORDS = re.compile(r"\b(optional|exploration)\b", re.IGNORECASE)
@@ -78,7 +78,7 @@ def todo_lines(path: Path, starter: Path | None = None) -> list[str]:
 def package(lab: Lab, from_dir: Path, out_path: Path) -> list[str]:
     """Writes the submission tarball; returns warnings (TODOs left, files equal to the starter)."""
     warnings = []
-    manifest = {"lab": lab.id, "kit_version": KIT_VERSION,
+    manifest = {"lab": lab.id, "kit_version": kit_version(),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "files": {}}
     with tarfile.open(out_path, "w:gz") as tar:
         for name in lab.programs:
