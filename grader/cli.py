@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,6 +72,33 @@ def emulate_without_gpu(args) -> bool:
     return args.emu
 
 
+class CheckProgress:
+    """The grader's log during `check`, so that the table at the end is the one place each
+    verdict is printed: a case's line ("  ragged: WA (...)") becomes "  ragged: graded" in a log,
+    and on a terminal a line rewritten in place and cleared before the table."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty()
+        self.pending = False
+
+    def __call__(self, line: str) -> None:
+        case_line = re.match(r"  \S+: (AC|WA|RE|TLE|CE|SLOW|IE) \(", line) is not None
+        text = f"{line.split(': ', 1)[0]}: graded" if case_line else line
+        if self.tty and case_line:
+            self.stream.write("\r\033[K" + text.strip()[:100])
+            self.pending = True
+        else:
+            self.clear()
+            print(text, file=self.stream)
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.pending:
+            self.stream.write("\r\033[K")
+            self.pending = False
+
+
 def cmd_check(args) -> int:
     lab = load_lab(args.lab)
     args.emu = emulate_without_gpu(args)
@@ -78,12 +106,14 @@ def cmd_check(args) -> int:
         return _fail(no_gpu_message(lab.id))
     if args.sanitize and args.emu:
         return _fail("--sanitize runs NVIDIA's compute-sanitizer on a GPU; under --emu use --asan")
+    progress = CheckProgress()
     grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
-                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print,
+                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else progress,
                     sandbox="off" if args.no_sandbox else args.sandbox, secret_file=args.secret_file,
                     sanitize=False if args.no_sanitize else (True if args.sanitize else None),
                     checks=not args.no_checks)
     report = grader.grade()
+    progress.clear()
     print(reports.table(report))
     reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
                           junit_path=args.junit)

@@ -128,6 +128,10 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
     if code == EXIT_CUDA:
         error = _line(outcome.stderr, r"^CUDA error") or "a CUDA call failed"
         explained = _line(outcome.stderr, r"^cuda-emu:")  # the emulator says why, where it can
+        if explained:  # its closing "[cudaErrorX: string]" repeats what the error line says
+            named = re.search(r"\s*\[(cudaError\w+): [^\]]*\]$", explained)
+            if named and named.group(1) in error:
+                explained = explained[:named.start()]
         return RE, f"{error}; {explained}" if explained and explained not in error else error
     if code == EXIT_MEMCHECK:
         return RE, f"exited with status {EXIT_MEMCHECK}, AddressSanitizer's: it found a bad memory access (its report was cut off)"
