@@ -73,6 +73,20 @@ else
 endif
 BUILD ?= build/$(BUILD_PREFIX)$(FLAVOR)$(if $(ASAN),-asan)
 
+# ASAN=1 is the emulator's AddressSanitizer build: say where it goes; refuse it for the GPU build,
+# where it would do nothing (compute-sanitizer is the GPU's tool).
+ifneq ($(ASAN),)
+  ifeq ($(MAKELEVEL),0)
+    ifneq ($(filter-out $(NO_BUILD_GOALS) check bench submit,$(or $(MAKECMDGOALS),all)),)
+      ifeq ($(EMU),)
+        $(error ASAN=1 is for the CPU emulator's build (make <lab> EMU=1 ASAN=1, into build/emu-$(FLAVOR)-asan/); on a GPU, find bad memory accesses with compute-sanitizer ./build/$(FLAVOR)/<lab>/<program> ..., or python3 -m grader check <lab>, which runs it)
+      else
+        $(info note: ASAN=1: the AddressSanitizer build, in $(BUILD)/ (run ./$(BUILD)/<lab>/<program> ...))
+      endif
+    endif
+  endif
+endif
+
 # ---- toolchain ---------------------------------------------------------------------------
 CUDA_PATH ?= /usr/local/cuda
 NVCC      ?= $(firstword $(wildcard $(CUDA_PATH)/bin/nvcc) $(shell command -v nvcc 2>/dev/null) nvcc)
