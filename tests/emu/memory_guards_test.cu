@@ -47,3 +47,18 @@ TEST(MemoryGuards, AGuardedKernelAndTheWholeLastBlockOfMemoryAreFine)
     EXPECT_EQ(cudaSuccess, cudaGetLastError());
     EXPECT_EQ(7, whole.host()[1023]);
 }
+
+__global__ void write_byte(char *data, int at) { data[at] = 1; }
+
+TEST(MemoryGuards, OneBytePastAnOddSizedArrayIsFound)
+{
+    char *data = nullptr;
+    ASSERT_CUDA_OK(cudaMalloc(&data, 1001));
+    write_byte<<<1, 1>>>(data, 1000);  // the last byte: fine
+    EXPECT_EQ(cudaSuccess, cudaGetLastError());
+    write_byte<<<1, 1>>>(data, 1001);  // one past it
+    EXPECT_EQ(cudaErrorIllegalAddress, cudaGetLastError());
+    write_byte<<<1, 1>>>(data, 1001 + 16000);  // deep in the guard, past the 8-byte words' rest
+    EXPECT_EQ(cudaErrorIllegalAddress, cudaGetLastError());
+    EXPECT_CUDA_OK(cudaFree(data));
+}
