@@ -21,12 +21,10 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -34,13 +32,14 @@ from pathlib import Path
 
 KIT_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(KIT_ROOT))
+sys.path.insert(0, str(KIT_ROOT / "tests" / "handouts"))
 
-from authoring import dist  # noqa: E402
 from grader.labs import lab_ids, load_lab  # noqa: E402
+# The handouts' commands as tests/handouts/student_edition.py finds them (which runs each on the
+# untouched starters; this walk runs them on finished work, and asks more of them).
+from student_edition import NAMED_ONLY, NOT_RUN, PLACEHOLDER, handout_lines  # noqa: E402
+from student_edition import unpack_student_edition as unpack  # noqa: E402
 
-# A handout command whose first words start with one of these is run; others (sbatch, cp, gdb,
-# editing a file) are the student's own business.
-RUNNABLE = ("make ", "./build/", "python3 labs/", "python3 testcases/", "bash labs/")
 # A note up front that the run as asked takes minutes here, and what takes seconds: the command
 # is stopped right there (it said why not and how to ask for less). Notes that a command runs
 # smaller sizes instead (make bench, the scripts) do not stop it.
@@ -84,10 +83,7 @@ MISTAKES = {
 
 
 def unpack_student_edition(where: Path) -> Path:
-    tarball = dist.pack("student", where / "dist", html=False, log=lambda *_: None)
-    with tarfile.open(tarball) as tar:
-        tar.extractall(where, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-    root = where / "cuda-lab-kit-student"
+    root = unpack(where)
     if (KIT_ROOT / "build" / "emu").is_dir():  # the emulator's libraries, if built here: not under test
         shutil.copytree(KIT_ROOT / "build" / "emu", root / "build" / "emu", symlinks=True,
                         ignore=shutil.ignore_patterns("tests", "bench"), copy_function=shutil.copy)
@@ -95,14 +91,13 @@ def unpack_student_edition(where: Path) -> Path:
 
 
 def handout_commands(root: Path, lab: str) -> list[str]:
-    """The commands of the lab's handout's code blocks that this walk runs, in order."""
+    """The commands the lab's handout shows (code blocks, then whole commands in inline code)
+    that a student runs as written: no placeholders, nothing that changes the kit."""
     commands = []
-    for line in (root / "handouts" / f"{lab}.md").read_text().splitlines():
-        if not line.startswith("    "):
-            continue
-        command = re.split(r"\s+#\s", line.strip(), maxsplit=1)[0].strip()
-        if command.startswith(RUNNABLE) and command not in commands:
-            commands.append(command)
+    for handout, line in handout_lines(root):
+        if handout == f"{lab}.md" and line not in commands and not (
+                NOT_RUN.match(line) or PLACEHOLDER.search(line) or NAMED_ONLY.match(line)):
+            commands.append(line)
     return commands
 
 
