@@ -22,6 +22,15 @@ PYTHON ?= python3
 # Goals that build or run nothing of a lab: they neither need nvcc nor announce the emulator.
 NO_BUILD_GOALS := help deps test pytest gtests clean figures handouts dist-student dist-instructor
 
+# The student edition has no solutions/: SOL=1 there says so in one line, before anything else.
+ifneq ($(SOL),)
+  ifeq ($(wildcard $(or $(SRC_ROOT),solutions)/.),)
+    ifneq ($(filter-out $(NO_BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+      $(error SOL=1 builds the reference solutions, and this copy of the kit has no $(or $(SRC_ROOT),solutions)/ (the student edition: see EDITION.md); leave SOL=1 out to build and check your own code, e.g. make check LAB=$(or $(LAB),increment))
+    endif
+  endif
+endif
+
 # EMU: 1 (or any value but 0) builds for the CPU emulator; 0 forces the GPU build; unset, the
 # emulator is used where nvidia-smi finds no GPU, and said so. From here on EMU is 1 or empty,
 # so every test below is $(if $(EMU),...) or ifeq ($(EMU),).
@@ -66,6 +75,20 @@ else
   SRC_ROOT ?= starter
 endif
 BUILD ?= build/$(BUILD_PREFIX)$(FLAVOR)$(if $(ASAN),-asan)
+
+# ASAN=1 is the emulator's AddressSanitizer build: say where it goes; refuse it for the GPU build,
+# where it would do nothing (compute-sanitizer is the GPU's tool).
+ifneq ($(ASAN),)
+  ifeq ($(MAKELEVEL),0)
+    ifneq ($(filter-out $(NO_BUILD_GOALS) check bench submit,$(or $(MAKECMDGOALS),all)),)
+      ifeq ($(EMU),)
+        $(error ASAN=1 is for the CPU emulator's build (make <lab> EMU=1 ASAN=1, into build/emu-$(FLAVOR)-asan/); on a GPU, find bad memory accesses with compute-sanitizer ./build/$(FLAVOR)/<lab>/<program> ..., or python3 -m grader check <lab>, which runs it)
+      else
+        $(info note: ASAN=1: the AddressSanitizer build, in $(BUILD)/ (run ./$(BUILD)/<lab>/<program> ...))
+      endif
+    endif
+  endif
+endif
 
 # ---- toolchain ---------------------------------------------------------------------------
 CUDA_PATH ?= /usr/local/cuda
@@ -250,8 +273,9 @@ figures:
 handouts: figures
 	$(PYTHON) -m authoring.handouts --out build/handouts
 
+# make -s: the tarball's name (and any warning) alone.
 dist-student dist-instructor: dist-%:
-	$(PYTHON) -m authoring.dist $* --out build/dist
+	$(PYTHON) -m authoring.dist $* --out build/dist $(if $(findstring s,$(firstword -$(MAKEFLAGS))),--quiet)
 # ---- end of handouts and editions --------------------------------------------------------
 
 # ---- grading in an LMS (lms/, docs/lms.md) -----------------------------------------------

@@ -26,6 +26,7 @@ import fnmatch
 import gzip
 import io
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -34,6 +35,7 @@ import tomllib
 from pathlib import Path
 
 from grader.labs import ConfigError, read_instructor_only
+from grader import version
 from grader.paths import BUILD_DIR, KIT_ROOT
 
 DEFAULT_OUT = BUILD_DIR / "dist"
@@ -182,14 +184,13 @@ def edition_files(edition: str, root: Path = KIT_ROOT) -> tuple[list[str], dict[
 
 
 def kit_version(root: Path = KIT_ROOT) -> tuple[str, int]:
-    """(version string, timestamp for the tarball's entries)."""
-    describe = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty"],
-                              capture_output=True, text=True)
+    """(version string, timestamp for the tarball's entries). The version is grader.version's,
+    the one a submission's manifest carries."""
     when = subprocess.run(["git", "-C", str(root), "log", "-1", "--format=%ct"],
                           capture_output=True, text=True)
-    if describe.returncode == 0 and when.returncode == 0 and when.stdout.strip():
-        return describe.stdout.strip(), int(when.stdout.strip())
-    return "unknown (not a git checkout)", int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
+    stamp = int(when.stdout.strip()) if when.returncode == 0 and when.stdout.strip() else \
+        int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
+    return version.kit_version(root), stamp
 
 
 def _render_html(edition: str, stage: Path) -> list[tuple[str, Path]]:
@@ -206,6 +207,20 @@ def _render_html(edition: str, stage: Path) -> list[tuple[str, Path]]:
     return [(f"handouts/html/{p.relative_to(out).as_posix()}", p) for p in sorted(out.rglob("*")) if p.is_file()]
 
 
+INSTRUCTOR_ONLY = re.compile(r"<!-- instructor-only -->.*?<!-- /instructor-only -->\n?", re.DOTALL)
+STUDENT_ONLY = re.compile(r"<!-- student-only\n(.*?)-->\n?", re.DOTALL)
+EDITION_COMMENT = re.compile(r"<!-- The student edition \(make dist-student.*?-->\n?", re.DOTALL)
+
+
+def for_edition(text: str, edition: str) -> str:
+    """A Markdown file as the edition shows it: the student edition drops each
+    <!-- instructor-only --> ... <!-- /instructor-only --> part and shows each
+    <!-- student-only ... --> one (README.md: a student's commands, not SOL=1)."""
+    if edition != "student":
+        return text
+    return STUDENT_ONLY.sub(r"\1", INSTRUCTOR_ONLY.sub("", EDITION_COMMENT.sub("", text)))
+
+
 def _add(tar: tarfile.TarFile, name: str, data: bytes, mtime: int, executable: bool) -> None:
     info = tarfile.TarInfo(name)
     info.size, info.mtime = len(data), mtime
@@ -215,8 +230,18 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes, mtime: int, executable: b
     tar.addfile(info, io.BytesIO(data))
 
 
+def left_out_summary(left_out: dict[str, str]) -> str:
+    """One line for what the student edition leaves out: 'left out 190 files: 120 the kit's own
+    tests ..., 15 reference solution, ...' (most first)."""
+    counts: dict[str, int] = {}
+    for why in left_out.values():
+        counts[why] = counts.get(why, 0) + 1
+    parts = [f"{n} {why}" for why, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    return f"left out {len(left_out)} files: " + "; ".join(parts)
+
+
 def pack(edition: str, out_dir: Path = DEFAULT_OUT, *, html: bool = True, root: Path = KIT_ROOT,
-         log=print) -> Path:
+         log=print, verbose: bool = False) -> Path:
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}")
     files, left_out = edition_files(edition, root)
@@ -224,21 +249,27 @@ def pack(edition: str, out_dir: Path = DEFAULT_OUT, *, html: bool = True, root: 
         check_no_secret(files, root)
     if (note := uncommitted_note(root)) and (root / ".git").exists():
         log(note)
-    for rel, why in sorted(left_out.items()):
-        log(f"  left out {rel}: {why}")
-    version, mtime = kit_version(root)
+    if left_out:
+        log(left_out_summary(left_out) + ("" if verbose else " (--verbose lists each)"))
+    if verbose:
+        for rel, why in sorted(left_out.items()):
+            log(f"  left out {rel}: {why}")
+    kit_label, mtime = kit_version(root)
     top = f"cuda-lab-kit-{edition}"
     out_dir.mkdir(parents=True, exist_ok=True)
     out = out_dir / f"{top}.tar.gz"
     partial = out.with_name(out.name + ".partial")
     with tempfile.TemporaryDirectory() as stage:
         extra = _render_html(edition, Path(stage)) if html else []
-        note = f"# CUDA lab kit, {edition} edition\n\nKit version: {version}\n\n{EDITION_NOTES[edition]}"
+        note = f"# CUDA lab kit, {edition} edition\n\n{version.edition_line(kit_label)}\n\n{EDITION_NOTES[edition]}"
         with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz, \
                 tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for rel in files:
                 path = root / rel
-                _add(tar, f"{top}/{rel}", path.read_bytes(), mtime, os.access(path, os.X_OK))
+                data = path.read_bytes()
+                if rel.endswith(".md") and b"-only" in data:
+                    data = for_edition(data.decode(), edition).encode()
+                _add(tar, f"{top}/{rel}", data, mtime, os.access(path, os.X_OK))
             for rel, path in extra:
                 _add(tar, f"{top}/{rel}", path.read_bytes(), mtime, False)
             _add(tar, f"{top}/EDITION.md", note.encode(), mtime, False)
@@ -253,11 +284,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("edition", choices=EDITIONS)
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT.relative_to(KIT_ROOT)}")
     p.add_argument("--no-html", action="store_true", help="leave out the rendered handouts (no pandoc needed)")
+    p.add_argument("--verbose", action="store_true", help="name every file the student edition leaves out")
+    p.add_argument("--quiet", action="store_true", help="print only the tarball written and warnings "
+                   "(what `make -s` asks for)")
     args = p.parse_args(argv)
     from authoring.figures import FigureError
     from authoring.handouts import HandoutError
     try:
-        pack(args.edition, args.out, html=not args.no_html)
+        quiet_log = lambda text: text.startswith(("wrote", "note:")) and print(text)  # noqa: E731
+        pack(args.edition, args.out, html=not args.no_html, verbose=args.verbose,
+             log=quiet_log if args.quiet else print)
     except (FigureError, HandoutError) as e:
         print(f"dist: error: {e} (or pack without the HTML handouts: --no-html)", file=sys.stderr)
         return 1

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,8 +50,15 @@ def source_for(args, lab) -> Source:
         name = safe_id(path.name)
         return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name))
     if args.solution:
+        if not (SOLUTIONS_DIR / lab.id).is_dir():
+            raise SubmissionError(no_solutions_message(lab.id))
         return Source("solution", SOLUTIONS_DIR)
     return Source("starter", STARTER_DIR)
+
+
+def no_solutions_message(lab: str) -> str:
+    return (f"this copy of the kit has no solutions/{lab} (the student edition: see EDITION.md), so --solution "
+            f"(SOL=1) has nothing to grade; grade your own code: make check LAB={lab}")
 
 
 def no_gpu_message(lab: str) -> str:
@@ -66,6 +74,33 @@ def emulate_without_gpu(args) -> bool:
     return args.emu
 
 
+class CheckProgress:
+    """The grader's log during `check`, so that the table at the end is the one place each
+    verdict is printed: a case's line ("  ragged: WA (...)") becomes "  ragged: graded" in a log,
+    and on a terminal a line rewritten in place and cleared before the table."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stdout
+        self.tty = self.stream.isatty()
+        self.pending = False
+
+    def __call__(self, line: str) -> None:
+        case_line = re.match(r"  \S+: (AC|WA|RE|TLE|CE|SLOW|IE) \(", line) is not None
+        text = f"{line.split(': ', 1)[0]}: graded" if case_line else line
+        if self.tty and case_line:
+            self.stream.write("\r\033[K" + text.strip()[:100])
+            self.pending = True
+        else:
+            self.clear()
+            print(text, file=self.stream)
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.pending:
+            self.stream.write("\r\033[K")
+            self.pending = False
+
+
 def cmd_check(args) -> int:
     lab = load_lab(args.lab)
     args.emu = emulate_without_gpu(args)
@@ -73,12 +108,14 @@ def cmd_check(args) -> int:
         return _fail(no_gpu_message(lab.id))
     if args.sanitize and args.emu:
         return _fail("--sanitize runs NVIDIA's compute-sanitizer on a GPU; under --emu use --asan")
+    progress = CheckProgress()
     grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
-                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else print,
+                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else progress,
                     sandbox=chosen_mode(args), secret_file=args.secret_file,
                     sanitize=False if args.no_sanitize else (True if args.sanitize else None),
                     checks=not args.no_checks)
     report = grader.grade()
+    progress.clear()
     print(reports.table(report))
     reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
                           junit_path=args.junit)
@@ -98,6 +135,18 @@ def cmd_bench(args) -> int:
     args.emu = emulate_without_gpu(args)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id).replace("make check", "make bench"))
+    runs = lab.bench
+    if args.emu:
+        # The GPU's sizes take hours on a CPU: say so before building anything, and run the
+        # emulator's sizes, or nothing where the lab has none.
+        if not lab.emu_bench:
+            return _fail(f"make bench LAB={lab.id} measures a GPU at sizes that take hours under the CPU emulator, "
+                         f"and lab {lab.id} has no emulator sizes ([bench] emu_runs in labs/{lab.id}/lab.toml): "
+                         f"run it on a GPU node (jobs/, handouts/index.md)")
+        runs = lab.emu_bench
+        print(f"note: CPU emulation: the emulator's sizes (labs/{lab.id}/lab.toml [bench] emu_runs: seconds each), "
+              f"not the GPU's (hours here); the figures say nothing about a GPU. On a GPU node: make bench LAB={lab.id}",
+              flush=True)
     source = Source("solution", SOLUTIONS_DIR)
     if not (SOLUTIONS_DIR / lab.id).is_dir():  # the student edition: the student's own code
         print(f"note: solutions/{lab.id} is absent: benchmarking your own code (starter/{lab.id})")
@@ -107,10 +156,8 @@ def cmd_bench(args) -> int:
     if not build.ok:
         print(build.log, file=sys.stderr)
         return _fail(f"{source.root.name}/{lab.id} did not build: {build.reason}")
-    if args.emu:
-        print("note: CPU emulation: these figures say nothing about a GPU")
     status = 0
-    for run in lab.bench:
+    for run in runs:
         argv = [str(build_dir / lab.id / run[0]), *run[1:]]
         print(f"$ {' '.join([lab.id + '/' + run[0], *run[1:]])}", flush=True)
         status = subprocess.run(argv).returncode or status

@@ -1,7 +1,8 @@
 """Compares a program's output with the expected output, streaming in chunks (outputs reach GBs).
 
 Each compare returns None when the output is right, or a one-line reason naming the first
-wrong entry with its index, the expected and the actual value.
+wrong entry with its index, the expected and the actual value, and how many entries are wrong
+("; 40 of 1000 entries wrong"): one wrong corner and a wholly wrong matrix are different bugs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from grader.labs import Compare
 from grader.program_files import Opened, open_folder, open_left
 
 CHUNK_ENTRIES = 1 << 20
+# Past the first wrong entry, entries are counted one by one up to this many (a Python loop:
+# about a second); the count of a larger output says how far it looked.
+COUNT_ENTRIES = 1 << 22
 
 
 def _where(index: int, total: int, matrix: bool) -> str:
@@ -57,32 +61,48 @@ def compare_binary(expected_path: Path, actual: Opened, rule: Compare) -> str | 
     if actual.size != size_expected:
         return _size_reason(actual.size, size_expected)
     exact = rule.format == "i32" or (rule.rtol == 0 and rule.atol == 0)
+    wrong = lambda e, a: (e != a) if exact else not _close(e, a, rule)  # noqa: E731
     fa = actual.file
+    first, wrong_count, counted_to = None, 0, total
     with expected_path.open("rb") as fe:
         offset = 0
         while True:
             want_bytes = fe.read(CHUNK_ENTRIES * 4)
             got_bytes = fa.read(CHUNK_ENTRIES * 4)
             if not want_bytes:
-                return None
+                break
+            if len(got_bytes) != len(want_bytes):
+                return f"the output file changed size while it was read (at entry {offset})"
             if exact and want_bytes == got_bytes:
                 offset += len(want_bytes) // 4
                 continue
-            if len(got_bytes) != len(want_bytes):
-                return f"the output file changed size while it was read (at entry {offset})"
             want, got = array(typecode, want_bytes), array(typecode, got_bytes)
+            if first is not None and offset - first[0] + len(want) > COUNT_ENTRIES:
+                counted_to = offset  # counted enough: the rest is not read
+                break
             for i, (e, a) in enumerate(zip(want, got)):
-                if (e != a) if exact else not _close(e, a, rule):
-                    return f"{_where(offset + i, total, rule.matrix)}: expected {e!r}, got {a!r}"
+                if wrong(e, a):
+                    wrong_count += 1
+                    if first is None:
+                        first = (offset + i, e, a)
             offset += len(want)
+    if first is None:
+        return None
+    index, e, a = first
+    counted = (f"{wrong_count} of {total} entries wrong" if counted_to == total else
+               f"{wrong_count} of the first {counted_to} of {total} entries wrong (the rest not counted)")
+    return f"{_where(index, total, rule.matrix)}: expected {e!r}, got {a!r}; {counted}"
 
 
 def compare_text(expected_path: Path, actual: Opened) -> str | None:
     expected_lines = expected_path.read_text().splitlines()
     actual_lines = actual.file.read(text_cap(expected_path.stat().st_size)).decode("utf-8", "replace").splitlines()
-    for number, (e, a) in enumerate(zip(expected_lines, actual_lines), start=1):
-        if e != a:
-            return f"line {number}: expected {e[:200]!r}, got {a[:200]!r}"
+    differing = [number for number, (e, a) in enumerate(zip(expected_lines, actual_lines), start=1) if e != a]
+    if differing:
+        number = differing[0]
+        e, a = expected_lines[number - 1], actual_lines[number - 1]
+        return (f"line {number}: expected {e[:200]!r}, got {a[:200]!r}; "
+                f"{len(differing)} of {len(expected_lines)} lines differ")
     if len(actual_lines) != len(expected_lines):
         return (f"printed {len(actual_lines)} lines, expected {len(expected_lines)}"
                 + (f"; line {len(expected_lines) + 1} is {actual_lines[len(expected_lines)][:200]!r}"

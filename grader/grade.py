@@ -70,8 +70,11 @@ class Grader:
 
     def _short(self, reason: str) -> str:
         """A reason with the grader's own folders taken off the student's file names:
-        'fw/fw.c:16', not 'build/unpacked/alice-1f2e3d4c/fw/fw.c:16'."""
+        'fw/fw.c:16', not 'build/unpacked/alice-1f2e3d4c/fw/fw.c:16'. A kit folder (starter/,
+        solutions/) stays: 'starter/fw/fw.c:16' is the path the program itself prints."""
         root = Path(self.source.root).resolve()
+        if root.is_relative_to(KIT_ROOT.resolve()) and not root.is_relative_to(BUILD_DIR.resolve()):
+            return reason.replace(str(KIT_ROOT.resolve()) + "/", "")
         for prefix in (str(root) + "/", os.path.relpath(root, KIT_ROOT) + "/"):
             if not prefix.startswith(".."):
                 reason = reason.replace(prefix, "")

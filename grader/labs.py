@@ -87,6 +87,8 @@ class Lab:
     cases: tuple[Case, ...]
     bench: tuple[tuple[str, ...], ...]  # argument lists run by `make bench`, program first
     build: dict
+    # [bench] emu_runs: the same runs at sizes the CPU emulator finishes in about a minute in all
+    emu_bench: tuple[tuple[str, ...], ...] = ()
     # figure -> the most a timed case may report, e.g. matmul's time_vs_baseline (tiled over naive)
     margins: dict = field(default_factory=dict)
     limits: LabLimits = LabLimits()  # [limits]: what a case may use (grader/limits.py)
@@ -214,6 +216,7 @@ def load_lab(lab_id: str) -> Lab:
         cases=cases,
         bench=tuple(tuple(str(a) for a in run) for run in config.get("bench", {}).get("runs", [])),
         build=config.get("build", {}),
+        emu_bench=tuple(tuple(str(a) for a in run) for run in config.get("bench", {}).get("emu_runs", [])),
         margins={name: float(most) for name, most in config.get("margins", {}).items()},
         limits=lab_limits(config.get("limits", {}), f"labs/{lab_id}/lab.toml"),
         sanitize=_sanitize(config, lab_id, cases),

@@ -130,6 +130,10 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
     if code == EXIT_CUDA:
         error = _line(outcome.stderr, r"^CUDA error") or "a CUDA call failed"
         explained = _line(outcome.stderr, r"^cuda-emu:")  # the emulator says why, where it can
+        if explained:  # its closing "[cudaErrorX: string]" repeats what the error line says
+            named = re.search(r"\s*\[(cudaError\w+): [^\]]*\]$", explained)
+            if named and named.group(1) in error:
+                explained = explained[:named.start()]
         return RE, f"{error}; {explained}" if explained and explained not in error else error
     if code == EXIT_MEMCHECK:
         return RE, f"exited with status {EXIT_MEMCHECK}, AddressSanitizer's: it found a bad memory access (its report was cut off)"
@@ -176,6 +180,9 @@ def determine_verdict(outcome: RunOutcome, failure: tuple[str, str] | None, mism
         verdict, reason = failure
     elif mismatch:
         verdict, reason = WA, mismatch
+        own = _line(outcome.stdout, r"^WRONG\b") if outcome.exit_code == EXIT_WRONG else None
+        if own:  # what the program prints when run by hand: its diagnosis, in its words
+            reason += "; the program says: " + own[len("WRONG"):].lstrip(": ")[:300]
     elif outcome.exit_code == EXIT_WRONG:
         # The harness's own check failed although the output matched: trust neither.
         verdict, reason = WA, "the program's own check reported a wrong result: " + outcome.stdout.strip()[-200:]

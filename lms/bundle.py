@@ -37,9 +37,10 @@ class Bundle:
     def add(self, name: str, data: str | bytes, executable: bool = False) -> None:
         self.entries[name] = (data.encode() if isinstance(data, str) else data, executable)
 
-    def add_kit(self, prefix: str, root: Path = KIT_ROOT) -> list[str]:
-        """The student edition of the kit under prefix/; returns its kit-relative names."""
-        files = student_kit_files(root)
+    def add_kit(self, prefix: str, lab: str, root: Path = KIT_ROOT) -> list[str]:
+        """The student edition of the kit, with the lab's own cases and handout and no other lab's,
+        under prefix/; returns its kit-relative names."""
+        files = student_kit_files(root, lab)
         for rel in files:
             path = root / rel
             self.add(f"{prefix}/{rel}" if prefix else rel, path.read_bytes(), os.access(path, os.X_OK))

@@ -97,7 +97,7 @@ def workflow(info: LabInfo) -> str:
 def make(lab_id: str, *, out_dir: Path = OUT_DIR, log=print) -> Path:
     info = lab_info(lab_id, with_hidden=False)
     bundle = Bundle()
-    files = bundle.add_kit("")
+    files = bundle.add_kit("", info.lab)
     bundle.add(WORKFLOW, workflow(info))
     folder = bundle.write_folder(out_dir / info.lab)
     log(f"wrote {folder}/: {len(files)} kit files and {WORKFLOW} ({len(info.cases)} cases, "

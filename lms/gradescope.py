@@ -71,7 +71,7 @@ def make(lab_id: str, *, secret_file: Path | None = None, out_dir: Path = OUT_DI
     secret = read_secret(secret_file)
     info = lab_info(lab_id, with_hidden=secret is not None)
     bundle = Bundle()
-    files = bundle.add_kit("kit")
+    files = bundle.add_kit("kit", info.lab)
     check_no_secret(files, secret)
     bundle.add("setup.sh", SETUP_SH.format(lab=info.lab, packages=" ".join(info.packages)), executable=True)
     bundle.add("run_autograder", RUN_AUTOGRADER.format(lab=info.lab, grade_and_seal=grade_and_seal(

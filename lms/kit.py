@@ -38,8 +38,23 @@ def _edition_module():
                       "says what the student edition holds; check that this is a complete kit checkout")
 
 
-def student_kit_files(root: Path = KIT_ROOT) -> list[str]:
-    """Kit-relative paths of the student edition's files, plus lms/ itself (committed or not)."""
+LAB_TREES = ("labs", "starter", "solutions", "testcases")
+
+
+def other_labs_file(rel: str, lab: str, labs: set[str]) -> bool:
+    """Whether `rel` belongs to a lab other than `lab`: its folder in one of the lab trees, or its
+    handout. A bundle for one lab carries that lab's cases and handout alone."""
+    parts = rel.split("/")
+    if len(parts) >= 3 and parts[0] in LAB_TREES and parts[1] in labs:
+        return parts[1] != lab
+    if parts[0] == "handouts" and parts[-1].endswith((".md", ".html")):
+        return parts[-1].rsplit(".", 1)[0] in labs - {lab}
+    return False
+
+
+def student_kit_files(root: Path = KIT_ROOT, lab: str | None = None) -> list[str]:
+    """Kit-relative paths of the student edition's files, plus lms/ itself (committed or not);
+    with `lab`, less every other lab's folders and handouts."""
     dist = _edition_module()
     try:
         files, _left_out = dist.edition_files("student", root)
@@ -47,6 +62,9 @@ def student_kit_files(root: Path = KIT_ROOT) -> list[str]:
         raise BundleError(f"the kit's edition code ({dist.__name__}.edition_files) failed: {e}") from None
     own = [p.relative_to(root).as_posix() for p in sorted((root / "lms").rglob("*"))
            if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts]
+    if lab is not None:
+        labs = {p.parent.name for p in (root / "labs").glob("*/lab.toml")}
+        files = [rel for rel in files if not other_labs_file(rel, lab, labs)]
     return sorted(set(files) | set(own))
 
 

@@ -104,7 +104,7 @@ def make(lab_id: str, *, secret_file: Path | None = None, image: str = DEFAULT_I
     info = lab_info(lab_id, with_hidden=secret is not None)
     question = f"questions/labkit-{info.lab}"
     bundle = Bundle()
-    files = bundle.add_kit(f"{question}/tests/kit")
+    files = bundle.add_kit(f"{question}/tests/kit", info.lab)
     check_no_secret(files, secret)
     bundle.add(f"{question}/info.json", info_json(info, image))
     bundle.add(f"{question}/question.html", question_html(info))

@@ -9,6 +9,7 @@ by `make submit`. Under --out (default <lab>-grades/) the batch keeps:
     plans/<run>.json         what one run set out to grade, in tasks (what a Slurm task reads)
     logs/                    each submission's (local) or each task's (Slurm) grading log
     class.csv, class.json    the class summary, rebuilt from the records at the end of each run
+    class.html               the class at a glance, one self-contained page (class_report.py)
 A rerun skips every submission whose record says it was graded with the same grading key (kit
 version, the lab's trusted files, emulation, case groups) and the same submission SHA-256;
 --regrade grades them all again. A submission that could not be graded (its job failed, was
@@ -421,7 +422,12 @@ def write_summary(rows: list[dict], out: Path, lab_id: str, key: dict) -> tuple[
                "counts": {**counts, "total": len(rows)},
                "students": [{k: v for k, v in r.items() if k != "report"} |
                             {"cases": (r.get("report") or {}).get("cases", [])} for r in rows]}
+    from grader.batch import class_report  # it reads this module's names
+    at_a_glance = class_report.summarize(rows)
+    summary["summary"] = at_a_glance
     write_atomically(json_path, json.dumps(summary, indent=1) + "\n")
+    write_atomically(out / "class.html", class_report.to_html(at_a_glance, lab_id, summary["generated_at"],
+                                                                     rows))
     return csv_path, json_path
 
 

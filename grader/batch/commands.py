@@ -18,6 +18,7 @@ from grader import hidden
 from grader.batch import (NOT_GRADED, REFUSED, BatchError, Plan, Progress, build_only, chunks,
                           discover, grading_key, is_final, prepare_shared, read_record, run_task,
                           summary_rows, write_summary)
+from grader.batch import class_report
 from grader.batch.local import LocalRunner
 from grader.gpu import gpu_ids
 from grader.batch.slurm import BATCH_SCRIPT, MAX_ARRAY_TASKS, SlurmRunner, previous_job, submit
@@ -89,8 +90,11 @@ def cmd_batch(args, groups: tuple[str, ...]) -> int:
         rows = summary_rows(submissions, out, key)
         csv_path, json_path = write_summary(rows, out, lab.id, key)
         counts = {s: sum(r["status"] == s for r in rows) for s in ("graded", NOT_GRADED, REFUSED)}
+        for line in class_report.terminal_lines(class_report.summarize(rows)):
+            print(line)
         print(f"{lab.id}: {counts['graded']} graded, {counts[NOT_GRADED]} not graded, "
-              f"{counts[REFUSED]} refused; class summary: {csv_path} and {json_path}")
+              f"{counts[REFUSED]} refused; class summary: {csv_path}, {json_path} and "
+              f"{csv_path.with_name('class.html')} (open it in a browser)")
         if counts[NOT_GRADED]:
             print("not graded (run the same command again to grade them):")
             for row in rows:

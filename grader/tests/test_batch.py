@@ -288,6 +288,7 @@ def test_batch_command_resumes_and_regrades(tmp_path, fake_grading, capsys):
     assert main(argv) == 0
     first = capsys.readouterr().out
     assert "2 to grade" in first and "2 graded, 0 not graded, 1 refused" in first
+    assert "timing: " in first and "class.html (open it in a browser)" in first and (out / "class.html").is_file()
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "results").iterdir()}
     rows = {r["student"]: r for r in csv.DictReader((out / "class.csv").open())}
     assert rows["ok-alice"]["status"] == GRADED and rows["readme.txt"]["status"] == REFUSED

@@ -26,6 +26,10 @@ def test_lab_loads_and_its_trees_belong_together(lab_id):
     assert (KIT_ROOT / "handouts" / f"{lab_id}.md").exists()
     for run in lab.bench:
         assert run[0] in lab.programs
+    # Without a GPU, make bench runs these (grader/cli.py cmd_bench); a lab with GPU-sized runs
+    # alone would keep an emulator busy for hours.
+    assert lab.emu_bench, f"labs/{lab_id}/lab.toml: [bench] emu_runs: sizes fit for the CPU emulator"
+    assert {run[0] for run in lab.emu_bench} <= set(lab.programs)
 
 
 def test_unknown_lab_names_the_labs():

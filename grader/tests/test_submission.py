@@ -1,5 +1,6 @@
 import io
 import json
+import re
 import tarfile
 
 import pytest
@@ -20,6 +21,47 @@ def test_package_starter_warns_about_todos(tmp_path):
         manifest = json.load(tar.extractfile("increment/MANIFEST.json"))
     assert names == ["increment/MANIFEST.json", "increment/increment.c"]
     assert manifest["lab"] == "increment" and set(manifest["files"]) == {"increment.c"}
+
+
+def done_increment() -> str:
+    """The starter with every TODO done, its TODO comments kept, as a student leaves it."""
+    text = (STARTER_DIR / "increment/increment.c").read_text()
+    text = text.replace("__global__ void increment_kernel(float *data, int n)\n{\n}",
+                        "__global__ void increment_kernel(float *data, int n)\n{\n"
+                        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) data[i] += 1.0f;\n}")
+    for todo in re.findall(r'LAB_TODO\("[^"]*"\);', text):
+        text = text.replace(todo, "/* done */ (void)0;")
+    return text
+
+
+def test_package_warns_only_about_work_left_undone(tmp_path):
+    # The header's "Fill in each TODO" and a TODO comment above written code are not work left.
+    lab = load_lab("increment")
+    (tmp_path / "done").mkdir()
+    (tmp_path / "done/increment.c").write_text(done_increment())
+    assert package(lab, tmp_path / "done", tmp_path / "a.tar.gz") == []
+    # The starter: each LAB_TODO, and the empty kernel (which has no LAB_TODO to trip at run time).
+    warnings = package(lab, STARTER_DIR / "increment", tmp_path / "b.tar.gz")
+    assert warnings[0].startswith("TODO left: increment.c:9: increment_kernel is still the starter's (TODO 1: the kernel.")
+    assert [w.split(":")[2] for w in warnings] == ["9", "17", "24", "32", "38", "44"]
+    # A kernel left empty (a comment added is no work) while the rest is done.
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half/increment.c").write_text(done_increment().replace(
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) data[i] += 1.0f;\n", "    // later\n"))
+    assert [w.split(": ", 1)[1] for w in package(lab, tmp_path / "half", tmp_path / "c.tar.gz")] == \
+        ["increment.c:9: increment_kernel is still the starter's (TODO 1: the kernel. Each thread computes its "
+         "global index from blockIdx.x, block ...)"]
+
+
+@pytest.mark.parametrize("lab_id", ["increment", "matmul", "fw", "bfs", "apsp"])
+def test_every_labs_solution_packs_without_warnings_and_its_starter_with_one_per_todo(lab_id, tmp_path):
+    lab = load_lab(lab_id)
+    assert package(lab, SOLUTIONS_DIR / lab_id, tmp_path / "s.tar.gz") == []
+    warnings = package(lab, STARTER_DIR / lab_id, tmp_path / "t.tar.gz")
+    for name in lab.programs:
+        starter = (STARTER_DIR / lab_id / f"{name}.c").read_text()
+        undone = len(re.findall(r'^\s*LAB_TODO\("(?!optional|exploration|Exploration)', starter, re.MULTILINE))
+        assert sum(w.startswith(f"TODO left: {name}.c:") and "LAB_TODO" in w for w in warnings) == undone
 
 
 def test_package_solution_has_no_warnings_and_unpacks(tmp_path):

@@ -25,7 +25,15 @@ def test_right_answer_is_ac(fake_program, expected_file, tmp_path):
 def test_wrong_answer_names_first_wrong_entry(fake_program, expected_file, tmp_path):
     (verdict, reason), _ = verdict_of("wrong", fake_program, expected_file, tmp_path)
     assert verdict == WA
-    assert reason == "entry 5: expected 5.0, got 6.0"
+    assert reason == "entry 5: expected 5.0, got 6.0; 1 of 8 entries wrong"
+
+
+def test_wrong_answer_carries_what_the_program_says_by_hand(fake_program, expected_file, tmp_path):
+    # The reason a student reads in the table says what running the program by hand says.
+    (verdict, reason), _ = verdict_of("wrongsaid", fake_program, expected_file, tmp_path)
+    assert verdict == WA
+    assert reason == ("entry 5: expected 5.0, got 6.0; 1 of 8 entries wrong; "
+                      "the program says: element 5 of n = 8 is 6, expected 5: never touched")
 
 
 def test_no_output_file_is_wa(fake_program, expected_file, tmp_path):

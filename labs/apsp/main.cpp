@@ -156,6 +156,14 @@ static std::string rate_text(double per_s)
 static int bench(int n, int64_t m, int reps, uint64_t seed, LabResult &result)
 {
     print_machine();
+    // The emulator does about 10^9 distance updates a second: say up front when this takes minutes.
+    double updates_asked = static_cast<double>(n) * n * n * reps;
+    if (!is_cpu_program() && updates_asked > 3e10 && is_emulated(require_gpu(g_program.c_str()))) {
+        std::printf("note: CPU emulation: --bench %d with %d repetition(s) is n^3 = %.2g distance updates a "
+                    "repetition, about %.0f minutes here; --bench 1024 --reps 1 takes seconds\n",
+                    n, reps, static_cast<double>(n) * n * n, updates_asked / 1e9 / 60);
+        std::fflush(stdout);
+    }
     std::vector<int32_t> edges = random_graph_edges(true, n, m, seed);
     {  // warm-up: CUDA context, module load, OpenMP threads
         int small = std::min(n, 256);

@@ -69,20 +69,46 @@ static Run run_student_code(std::vector<float> &data, int block_size, int reps)
     return run;
 }
 
-// Index of the first element that is not input + reps (added one at a time in float, as the
-// GPU does), or -1 if all are right.
-static long long first_wrong(const std::vector<float> &input, const std::vector<float> &output, int reps)
+// input + k, added one at a time in float, as the GPU does.
+static float incremented(float input, int k)
 {
-    for (size_t i = 0; i < input.size(); ++i) {
-        float expected = input[i];
-        for (int rep = 0; rep < reps; ++rep)
-            expected = expected + 1.0f;
-        if (output[i] != expected)
-            return static_cast<long long>(i);
-    }
-    return -1;
+    for (int rep = 0; rep < k; ++rep)
+        input = input + 1.0f;
+    return input;
 }
 
+struct Wrong {
+    long long count = 0;   // elements that are not input + reps
+    long long first = -1;  // the first of them, or -1 if all are right
+};
+
+static Wrong wrong_elements(const std::vector<float> &input, const std::vector<float> &output, int reps)
+{
+    Wrong wrong;
+    for (size_t i = 0; i < input.size(); ++i)
+        if (output[i] != incremented(input[i], reps)) {
+            if (wrong.first < 0)
+                wrong.first = static_cast<long long>(i);
+            ++wrong.count;
+        }
+    return wrong;
+}
+
+// What a wrong element says about the kernel: never reached, reached too often, or garbage.
+static std::string diagnosis(float input, float got, int reps, int n, int block_size)
+{
+    long long blocks = (static_cast<long long>(n) + block_size - 1) / block_size;
+    if (got == input)
+        return "never touched: it still holds its input (no thread reached it: the grid needs ceil(n / block) = " +
+               std::to_string(blocks) + " blocks)";
+    for (int k = 1; k <= 2 * reps + 2; ++k)
+        if (k != reps && got == incremented(input, k))
+            return "incremented " + std::to_string(k) + " time(s), not " + std::to_string(reps) +
+                   (k < reps ? " (a launch that did not reach it, or a copy back before the last one finished?)"
+                             : " (two threads on one element, or one thread on two?)");
+    return "neither its input nor its input plus a whole number: was it written from another element, "
+           "or read from memory that was never copied in?";
+}
 static double gbps(double bytes, double ms) { return bytes / (ms * 1e6); }
 
 static int checked_run(const Cli &cli, int n, int block_size, LabResult &result)
@@ -110,13 +136,13 @@ static int checked_run(const Cli &cli, int n, int block_size, LabResult &result)
 
     if (cli.has("out"))
         write_binary_file(cli.str("out", ""), data.data(), data.size() * sizeof(float));
-    long long wrong = first_wrong(input, data, reps);
-    if (wrong >= 0) {
-        float expected = input[wrong];
-        for (int rep = 0; rep < reps; ++rep)
-            expected += 1.0f;
-        std::printf("WRONG: element %lld is %.9g, expected %.9g (input %.9g + %d)\n", wrong,
-                    data[wrong], expected, input[wrong], reps);
+    Wrong wrong = wrong_elements(input, data, reps);
+    if (wrong.first >= 0) {
+        long long i = wrong.first;
+        std::printf("WRONG: %lld of %d elements are off (block size %d); the first, element %lld, "
+                    "is %.9g, expected %.9g (input %.9g + %d): %s\n",
+                    wrong.count, n, block_size, i, data[i], incremented(input[i], reps), input[i], reps,
+                    diagnosis(input[i], data[i], reps, n, block_size).c_str());
         return LAB_EXIT_WRONG;
     }
     std::printf("CORRECT: all %d elements\n", n);

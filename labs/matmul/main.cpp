@@ -253,6 +253,13 @@ static int checked_run(const Cli &cli, const RunOptions &o, LabResult &result, b
     const Launch &main_launch = o.main_launch, &baseline = o.baseline;
     if (main_launch.kernel.shape == Shape::Own && (cli.has("ntx") || cli.has("nty")))
         std::printf("note: the %s kernel chooses its own blocks; --ntx and --nty are ignored\n", main_launch.kernel.name);
+    // The emulator does some 10^8 multiply-adds a second: say up front when a run takes minutes.
+    double launches = (reps + 1.0) * (has_baseline ? 2 : 1);  // time_runs warms up once
+    if (emulated && static_cast<double>(n) * n * n * launches > 3e9)
+        std::printf("note: CPU emulation: n = %d with %d repetition(s) is about %.0f s of emulated kernels here "
+                    "(some 10^8 multiply-adds a second); --reps 1, or --n 512, takes seconds\n",
+                    n, reps, static_cast<double>(n) * n * n * launches / 1e8);
+    std::fflush(stdout);
 
     std::vector<float> inputs = make_inputs(n, seed);
     const float *A = inputs.data(), *B = inputs.data() + static_cast<size_t>(n) * n;
@@ -317,6 +324,10 @@ static int cpu_baseline(const Cli &cli, LabResult &result)
     const float *A = inputs.data(), *B = inputs.data() + static_cast<size_t>(n) * n;
     std::vector<float> C(static_cast<size_t>(n) * n);
     std::vector<double> times;
+    if (static_cast<double>(n) * n * n * reps > 4e9)  // one core, some 10^8 to 10^9 multiply-adds a second
+        std::printf("note: the host loop does n^3 = %.2g multiply-adds a repetition on one core: up to a minute or "
+                    "more at n = %d; --n 1024 takes seconds\n", static_cast<double>(n) * n * n, n);
+    std::fflush(stdout);
     for (int rep = 0; rep < reps; ++rep) {
         HostTimer timer;
         for (int i = 0; i < n; ++i)

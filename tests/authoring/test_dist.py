@@ -5,6 +5,7 @@ grades each lab's starter there."""
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -67,6 +68,41 @@ def test_student_edition_holds_no_solution_answer_or_test(student_files):
     for name, data in student_files.items():
         if name.startswith("labs/") and "/scripts/" in name:
             assert not any(m.encode() in data for m in dist.SOLUTION_MARKERS), name
+
+
+def test_student_edition_readme_shows_a_students_commands(student_files):
+    # Its main command is the student's own (no SOL=1: there are no solutions to build); the TA's
+    # sections are the instructor edition's.
+    readme = student_files["README.md"].decode()
+    commands = [l for l in readme.splitlines() if l.startswith("    ") and ("make " in l or "grader" in l)]
+    assert "    make deps && make check LAB=increment " in "\n".join(commands)
+    assert not [c for c in commands if "SOL=1" in c or "--solution" in c or "grader batch" in c], commands
+    assert "-only" not in readme and "## TAs and instructors" not in readme and "## Students" in readme
+    instructor = (KIT_ROOT / "README.md").read_text()
+    assert dist.for_edition(instructor, "instructor") == instructor and "make check LAB=increment SOL=1" in instructor
+
+
+def test_edition_and_submission_name_the_same_kit_version(student_files, tmp_path):
+    from grader.submit import package
+    from grader.version import kit_version
+    edition = student_files["EDITION.md"].decode()
+    assert f"Kit version: {kit_version()}\n" in edition
+    package(load_lab("increment"), SOLUTIONS_DIR / "increment", tmp_path / "s.tar.gz")
+    with tarfile.open(tmp_path / "s.tar.gz") as tar:
+        manifest = tar.extractfile("increment/MANIFEST.json").read().decode()
+    assert f'"kit_version": "{kit_version()}"' in manifest and kit_version().startswith("0.")
+
+
+def test_quiet_packing_prints_one_line(tmp_path, capsys):
+    # make -s dist-student passes --quiet; without it, what is left out is one line, not one a file.
+    dry = subprocess.run(["make", "-s", "-n", "dist-student"], cwd=KIT_ROOT, capture_output=True, text=True)
+    assert "--quiet" in dry.stdout
+    assert dist.main(["student", "--no-html", "--quiet", "--out", str(tmp_path / "q")]) == 0
+    lines = [l for l in capsys.readouterr().out.splitlines() if not l.startswith("note:")]
+    assert len(lines) == 1 and lines[0].startswith("wrote ")
+    assert dist.main(["student", "--no-html", "--out", str(tmp_path / "v")]) == 0
+    lines = [l for l in capsys.readouterr().out.splitlines() if not l.startswith("note:")]
+    assert len(lines) == 2 and lines[0].startswith("left out ") and "reference solution" in lines[0]
 
 
 def test_student_edition_holds_no_secret(student_files):
@@ -188,6 +224,18 @@ def test_make_check_runs_in_the_student_edition(unpacked_student_kit, lab):
         line = next((l for l in proc.stdout.splitlines() if l.startswith(case.name + " ")), "")
         verdict = line.split()[1] if len(line.split()) > 1 else ""
         assert verdict in ("AC", "WA", "RE", "TLE", "SLOW"), f"{case.name}: {line or 'no line'}"
+
+
+def test_sol_1_in_the_student_edition_says_there_are_no_solutions(unpacked_student_kit):
+    for command in (["make", "-s", "check", "LAB=increment", "SOL=1"], ["make", "-s", "increment", "SOL=1"]):
+        proc = subprocess.run(command, cwd=unpacked_student_kit, capture_output=True, text=True, timeout=60)
+        assert proc.returncode != 0
+        lines = (proc.stdout + proc.stderr).strip().splitlines()
+        assert len(lines) == 1 and "no solutions/ (the student edition" in lines[0], lines
+        assert "make check LAB=increment" in lines[0] and "bwrap" not in lines[0]
+    proc = subprocess.run([sys.executable, "-m", "grader", "check", "increment", "--solution"],
+                          cwd=unpacked_student_kit, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "has no solutions/increment (the student edition" in proc.stderr
 
 
 def test_an_unpacked_edition_packs_again(tmp_path):

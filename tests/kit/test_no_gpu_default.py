@@ -85,3 +85,20 @@ def test_the_build_folder_is_the_one_the_handouts_show():
     assert built_program() == "build/starter/increment/increment"
     assert built_program("EMU=1", "-B") == "build/emu-starter/increment/increment"
     assert built_program("EMU=0", "NVCC=/bin/true") == "build/gpu-starter/increment/increment"
+
+
+def test_asan_1_says_where_it_builds_or_refuses_the_gpu_build():
+    proc = make_dry_run("increment", "EMU=1", "ASAN=1")
+    assert proc.returncode == 0, proc.stderr
+    assert "note: ASAN=1: the AddressSanitizer build, in build/emu-starter-asan/" in proc.stdout
+    proc = make_dry_run("increment", "EMU=0", "ASAN=1", "NVCC=/bin/true")
+    assert proc.returncode != 0
+    assert "ASAN=1 is for the CPU emulator's build (make <lab> EMU=1 ASAN=1" in proc.stderr
+    assert "compute-sanitizer" in proc.stderr
+
+
+@no_gpu_here
+def test_asan_1_without_emu_1_names_its_folder_where_no_gpu_is_found():
+    proc = make_dry_run("increment", "ASAN=1")
+    assert proc.returncode == 0, proc.stderr
+    assert "note: ASAN=1: the AddressSanitizer build, in build/starter-asan/" in proc.stdout

@@ -48,6 +48,11 @@ def test_gradescope_zip(lab, tmp_path):
     kit = kit_names(names, "kit/")
     assert "lms/runner.py" in kit and "grader/cli.py" in kit and f"labs/{lab}/lab.toml" in kit
     assert not [n for n in kit if n.startswith(STUDENT_MUST_NOT_HAVE)]
+    # Its own lab's cases and handout, no other lab's.
+    assert f"testcases/{lab}/cases.toml" in kit and f"handouts/{lab}.md" in kit and f"starter/{lab}" in str(kit)
+    for other in set(LABS) - {lab}:
+        assert not [n for n in kit if n.split("/")[:2] in (["testcases", other], ["labs", other], ["starter", other])
+                    or n == f"handouts/{other}.md"], other
     assert "secret" not in names and not info.hidden_cases
     public = [c for c in load_lab(lab).cases if c.group == "public"]
     assert [(c.name, c.points) for c in info.cases] == [(c.name, c.points) for c in public]

@@ -1,7 +1,8 @@
 """A fake lab program for the grader's tests: its first argument says how to misbehave.
 
     program.py MODE OUTPUT [N]
-Modes: right, wrong, crash, hang, flood, nooutput, todo, cuda, usage, forked-hang, selfwrong.
+Modes: right, wrong, crash, hang, flood, nooutput, todo, cuda, usage, forked-hang, selfwrong,
+wrongsaid, exit17.
 It writes N float32 values 0..N-1 (the 'right' answer) to OUTPUT unless the mode says otherwise.
 """
 
@@ -61,6 +62,11 @@ elif mode == "usage":
 elif mode == "selfwrong":
     write(right)
     print("WRONG: element 3")
+    sys.exit(1)
+elif mode == "wrongsaid":  # wrong, and its own check says how, as a harness does
+    write(right[:5] + [right[5] + 1] + right[6:])
+    print("n = 8, block size = 4")
+    print("WRONG: element 5 of n = 8 is 6, expected 5: never touched")
     sys.exit(1)
 elif mode == "exit17":
     print("something odd happened", file=sys.stderr)

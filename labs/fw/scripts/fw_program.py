@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import tempfile
 from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[3]
@@ -20,3 +24,33 @@ def default_fw() -> Path:
     where = "`make fw SOL=1` (the reference) or " if len(flavors) == 2 else ""
     raise SystemExit(f"error: no fw program is built under {KIT / 'build'}: run {where}`make fw` "
                      f"(your own code) first, or name one with --fw PATH")
+
+
+def device_of(fw: Path) -> str:
+    """The device the program runs on ("CPU emulation" for an emulator build), from a tiny run of
+    a given version (paper_versions.cu's), which works whatever TODOs fw.c has left."""
+    with tempfile.TemporaryDirectory() as scratch:
+        result = Path(scratch) / "result.json"
+        subprocess.run([str(fw), "--random", "2", "--version", "parallel"], capture_output=True, timeout=60,
+                       env={**os.environ, "LABKIT_RESULT": str(result)})
+        try:
+            return str(json.loads(result.read_text()).get("device", "?"))
+        except (OSError, ValueError):
+            return "?"
+
+
+def fit_for_emulator(args, device: str, largest: dict[str, int]) -> None:
+    """Under the CPU emulator, lowers each option of `args` named in `largest` to at most that
+    value (the sizes a GPU takes in seconds take a CPU hours), and says so up front with how to
+    run the command as written (--emu-full). On a GPU, or with --emu-full, changes nothing."""
+    if "emulation" not in device or args.emu_full:
+        return
+    lowered = {name: (getattr(args, name), most) for name, most in largest.items() if getattr(args, name) > most}
+    for name, (_, most) in lowered.items():
+        setattr(args, name, most)
+    if lowered:
+        asked = ", ".join(f"--{name} {was}" for name, (was, _) in lowered.items())
+        now = ", ".join(f"--{name} {most}" for name, (_, most) in lowered.items())
+        print(f"note: CPU emulation: {asked} would take hours here; running {now} (about a minute). The figures "
+              f"say nothing about a GPU; on a GPU the command runs as written, and --emu-full runs it here as "
+              f"written.", flush=True)

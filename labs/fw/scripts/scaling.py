@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fw_program import default_fw
+from fw_program import default_fw, device_of, fit_for_emulator
 
 HERE = Path(__file__).resolve().parent
 KIT = HERE.parents[2]
@@ -83,6 +83,8 @@ def main() -> int:
     p.add_argument("--png", type=Path, help="draw the plot here")
     p.add_argument("--plot", type=Path, metavar="CSV", help="only draw the plot of an existing CSV")
     p.add_argument("--device", default=None, help="the GPU's name for the plot's title (with --plot)")
+    p.add_argument("--emu-full", action="store_true",
+                   help="under the CPU emulator, the sizes and runs asked for (hours at --max 1800)")
     args = p.parse_args()
     args.fw = args.fw or default_fw()
 
@@ -93,6 +95,7 @@ def main() -> int:
         return 0
     if not args.fw.exists():
         raise SystemExit(f"{args.fw} is missing: build it first (make SOL=1 fw)")
+    fit_for_emulator(args, device_of(args.fw), {"max": 200, "runs": 3})
     gen = load_gen()
     rows, device = [], "?"
     with tempfile.TemporaryDirectory() as scratch:

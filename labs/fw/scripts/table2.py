@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from fw_program import default_fw
+from fw_program import default_fw, device_of, fit_for_emulator
 
 KIT = Path(__file__).resolve().parents[3]
 PAPER_NAMES = {"cpu": "CPU Sequential", "parallel": "GPU Parallel", "grid-sync": "Atomic GPU",
@@ -63,8 +63,11 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--versions", default="cpu,parallel,grid-sync,grid-sync-reg,rows")
     p.add_argument("--csv", type=Path, help="also write the table as CSV")
+    p.add_argument("--emu-full", action="store_true",
+                   help="under the CPU emulator, the size and runs asked for (hours at n = 2048)")
     args = p.parse_args()
     args.fw = args.fw or default_fw()
+    fit_for_emulator(args, device_of(args.fw), {"n": 256, "runs": 3})
 
     versions = args.versions.split(",")
     columns, device, checked = {}, "?", {}

@@ -11,7 +11,7 @@ reads 32 floats n apart: up to 32 transactions). Prints GFLOP/s and the ratio of
 
 import argparse
 
-from runner import add_program_options, device_name, print_table, program_from, run, RunFailed
+from runner import add_program_options, device_name, fit_for_emulator, print_table, program_from, run, RunFailed
 
 
 def gflops(program, n, kernel, block, reps):
@@ -30,7 +30,9 @@ def main() -> None:
     add_program_options(parser)
     args = parser.parse_args()
     program = program_from(args)
-    print(f"Coalescing on {device_name(program)}, blocks of {args.block}x{args.block}: GFLOP/s, "
+    device = device_name(program)
+    args.sizes, args.reps = fit_for_emulator(args, device, args.sizes, args.reps)
+    print(f"Coalescing on {device}, blocks of {args.block}x{args.block}: GFLOP/s, "
           f"median of {args.reps} launches (slides, C1060, n = 512: tiled 128 vs 9.20)")
     rows = []
     for kind in ("tiled", "naive"):

@@ -12,7 +12,7 @@ C1060 at n = 512, are printed beside them.
 
 import argparse
 
-from runner import add_program_options, device_name, gflops_cell, print_table, program_from
+from runner import add_program_options, device_name, fit_for_emulator, gflops_cell, print_table, program_from
 
 TILES = [32, 16, 8, 4]
 SLIDES_TILED = {"coalesced": ["-", "128", "53.8", "12.5"], "naively blocked": ["-", "9.20", "8.90", "8.26"]}
@@ -27,7 +27,9 @@ def main() -> None:
     add_program_options(parser)
     args = parser.parse_args()
     program = program_from(args)
-    print(f"Thread geometry on {device_name(program)}, n = {args.n}: GFLOP/s, median of {args.reps} launches")
+    device = device_name(program)
+    (args.n,), args.reps = fit_for_emulator(args, device, [args.n], args.reps)
+    print(f"Thread geometry on {device}, n = {args.n}: GFLOP/s, median of {args.reps} launches")
     print()
     rows = []
     for label, kernel in (("coalesced", "tiled"), ("naively blocked", "tiled_uncoalesced")):

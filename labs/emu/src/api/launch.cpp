@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/api_errors.h"
+#include "api/memory_guards.h"
 #include "engine/block_runner.h"
 #include "api/device_work.h"
 #include "api/devices.h"
@@ -107,6 +108,7 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     }
     if (grid.global_writes) GlobalWriteLog::give_back(grid.global_writes);
     if (grid.profile) profile_end_launch(grid.profile);
+    if (cudaError_t damage = check_guards_after(grid); damage != cudaSuccess) return damage;
 
     // Static __shared__ sizes are known once blocks have run them: remember, and fail the
     // launch as a GPU would have if static plus dynamic memory was over the kernel's limit.

@@ -1,12 +1,15 @@
 // Device memory is host memory: cudaMalloc is posix_memalign (256-byte aligned, as CUDA
 // guarantees, and exactly the size asked for, so AddressSanitizer's redzones sit right after
-// it). Every allocation is registered, so frees and copies can be checked.
+// it). Every allocation is registered, so frees and copies can be checked. Without ASan, device
+// memory gets guard bytes on both sides (api/memory_guards.cpp): a kernel writing past an end
+// is named after its launch instead of corrupting the heap ("double free or corruption").
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "api/api_errors.h"
+#include "api/memory_guards.h"
 #include "reports/diagnostics.h"
 #include "api/devices.h"
 #include "api/memory_owners.h"
@@ -30,10 +33,18 @@ cudaError_t allocate(const char *call, void **pointer, std::size_t size, MemoryK
         return fail(cudaErrorMemoryAllocation, "%s of %zu bytes: the emulated device has %zu bytes free (this "
                     "machine's memory); is the size computed right?",
                     call, size, free_bytes);
-    if (posix_memalign(&memory, alignment, size) != 0)
+    bool guarded = kind == MemoryKind::Device || kind == MemoryKind::Managed;
+    std::size_t before = guarded ? guard_bytes_before(alignment) : 0;
+    std::size_t after = guarded ? guard_bytes_after(size) : 0;
+    if (posix_memalign(&memory, alignment, before + size + after) != 0)
         return fail(cudaErrorMemoryAllocation, "%s of %zu bytes: the host is out of memory", call, size);
-    remember_allocation(Allocation{static_cast<const char *>(memory), size, current_device(), kind});
-    *pointer = memory;
+    char *start = static_cast<char *>(memory) + before;
+    set_guards(start, size, before, after);
+    Allocation allocation{start, size, current_device(), kind};
+    allocation.guard_before = before;
+    allocation.guard_after = after;
+    remember_allocation(allocation);
+    *pointer = start;
     return cudaSuccess;
 }
 
@@ -44,7 +55,7 @@ cudaError_t free_kind(const char *call, void *pointer, MemoryKind kind, const ch
     if (!forget_allocation(pointer, kind, &allocation))
         return fail(cudaErrorInvalidValue, "%s(%p): not a pointer from %s, or freed already", call, pointer, allocator);
     profile_freed(pointer);
-    std::free(pointer);
+    std::free(const_cast<char *>(allocation.block()));
     return cudaSuccess;
 }
 }  // namespace

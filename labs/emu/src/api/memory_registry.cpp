@@ -1,6 +1,7 @@
 #include "api/memory_registry.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -63,7 +64,42 @@ void free_device_allocations(int device)
             }
         }
     }
-    for (const Allocation &allocation : doomed) std::free(const_cast<char *>(allocation.start));
+    for (const Allocation &allocation : doomed) std::free(const_cast<char *>(allocation.block()));
+}
+
+std::vector<GuardDamage> check_guards(int device)
+{
+    std::vector<GuardDamage> damaged;
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    for (const auto &entry : allocations()) {
+        const Allocation &a = entry.second;
+        if (a.device != device || (a.guard_before == 0 && a.guard_after == 0)) continue;
+        GuardDamage damage{a, 0, 0, 0};
+        auto changed = [&](char *at) {
+            long long offset = at - a.start;
+            if (damage.bytes_changed++ == 0) damage.first = offset;
+            damage.last = offset;
+            *at = static_cast<char>(kGuardByte);
+        };
+        auto scan = [&](char *from, std::size_t bytes) {
+            // A word at a time; byte by byte only inside a changed word and in the last few bytes.
+            constexpr std::uint64_t kPattern = 0x0101010101010101ull * kGuardByte;
+            std::size_t i = 0;
+            for (; i + 8 <= bytes; i += 8) {
+                std::uint64_t word;
+                std::memcpy(&word, from + i, 8);
+                if (word != kPattern)
+                    for (std::size_t b = i; b < i + 8; ++b)
+                        if (static_cast<unsigned char>(from[b]) != kGuardByte) changed(from + b);
+            }
+            for (; i < bytes; ++i)
+                if (static_cast<unsigned char>(from[i]) != kGuardByte) changed(from + i);
+        };
+        scan(const_cast<char *>(a.block()), a.guard_before);
+        scan(const_cast<char *>(a.start) + a.size, a.guard_after);
+        if (damage.bytes_changed) damaged.push_back(damage);
+    }
+    return damaged;
 }
 
 std::size_t device_bytes_in_use(int device)
