@@ -13,8 +13,11 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from grader import report as reports
@@ -25,7 +28,7 @@ from grader.grade import Grader, Source, build_dir_for
 from grader.gpu import has_gpu
 from grader.labs import CASE_SELECTIONS, PUBLIC, ConfigError, load_lab
 from grader.mutants import add_parser as add_mutants_parser
-from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
+from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
 from grader.sandbox import MODES, SandboxError
 from grader.intake import SubmissionError, intake, safe_id, unpack
@@ -92,6 +95,8 @@ def cmd_bench(args) -> int:
     args.emu = emulate_without_gpu(args)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id).replace("make check", "make bench"))
+    if args.record and args.emu:
+        return _fail("nothing to record: the CPU emulator's figures say nothing about a GPU")
     source = Source("solution", SOLUTIONS_DIR)
     if not (SOLUTIONS_DIR / lab.id).is_dir():  # the student edition: the student's own code
         print(f"note: solutions/{lab.id} is absent: benchmarking your own code (starter/{lab.id})")
@@ -104,10 +109,25 @@ def cmd_bench(args) -> int:
     if args.emu:
         print("note: CPU emulation: these figures say nothing about a GPU")
     status = 0
-    for run in lab.bench:
-        argv = [str(build_dir / lab.id / run[0]), *run[1:]]
-        print(f"$ {' '.join([lab.id + '/' + run[0], *run[1:]])}", flush=True)
-        status = subprocess.run(argv).returncode or status
+    results = []  # with --record: (argv, the run's figures), from the JSON the harness writes
+    with tempfile.TemporaryDirectory() as scratch:
+        for index, run in enumerate(lab.bench):
+            argv = [str(build_dir / lab.id / run[0]), *run[1:]]
+            print(f"$ {' '.join([lab.id + '/' + run[0], *run[1:]])}", flush=True)
+            result = Path(scratch) / f"run{index}.json"
+            env = {**os.environ, "LABKIT_RESULT": str(result)} if args.record else None
+            status = subprocess.run(argv, env=env).returncode or status
+            if args.record:
+                results.append((list(run), json.loads(result.read_text()) if result.exists() else {}))
+    if args.record:
+        if status:
+            return _fail("nothing recorded: a run failed")
+        from authoring import quoted  # the instructor's tree only
+        path, left_out = quoted.record(f"{lab.id}-bench", results, quoted.gpu_name(),
+                                       f"make bench LAB={lab.id} RECORD=1")
+        print(f"recorded {path.relative_to(KIT_ROOT)}" + (f" (quoted nowhere, left out: {', '.join(left_out)})" if left_out else ""))
+        for changed in quoted.rewrite():
+            print(f"rewrote the quoted figures in {changed.relative_to(KIT_ROOT)}")
     return status
 
 
@@ -181,6 +201,8 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("lab")
     bench.add_argument("--emu", action="store_true", help="the default where no GPU is found")
     bench.add_argument("--gpu", action="store_true", help="the GPU build even where no GPU is found")
+    bench.add_argument("--record", action="store_true", help="write the figures to handouts/figures/<lab>-bench.toml "
+                       "(those some marker quotes) and rewrite every quoted copy (authoring/quoted.py)")
     bench.set_defaults(func=cmd_bench)
 
     submit = sub.add_parser("submit", help="package a submission tarball")
