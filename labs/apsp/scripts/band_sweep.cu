@@ -537,6 +537,7 @@ static void issue(const Variant &v, int *dist, int n)
     case kKernelAlone: kernel_alone(v.alone, dist, n, lanes.main); break;
     }
 }
+
 static bool sweep(int n, bool timed)
 {
     size_t count = (size_t)n * n, bytes = count * sizeof(int);
