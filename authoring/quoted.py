@@ -59,7 +59,7 @@ class Marker:
     span: tuple[int, int]  # of the value in the file's text
 
     def where(self) -> str:
-        return f"{_shown(self.path)}:{self.line}"
+        return f"{shown(self.path)}:{self.line}"
 
 
 @dataclass
@@ -72,7 +72,7 @@ class Record:
     figures: dict[str, float]
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
     return str(path.relative_to(KIT_ROOT)) if path.is_relative_to(KIT_ROOT) else str(path)
 
 
@@ -86,12 +86,12 @@ def load_record(data: str) -> Record:
         with path.open("rb") as f:
             raw = tomllib.load(f)
     except FileNotFoundError:
-        raise QuotedError(f"{_shown(path)} does not exist (a marker names it)") from None
+        raise QuotedError(f"{shown(path)} does not exist (a marker names it)") from None
     except tomllib.TOMLDecodeError as e:
-        raise QuotedError(f"{_shown(path)}: {e}") from None
+        raise QuotedError(f"{shown(path)}: {e}") from None
     for key in ("machine", "date", "command"):
         if not isinstance(raw.get(key), str):
-            raise QuotedError(f"{_shown(path)} needs {key} = \"...\"")
+            raise QuotedError(f"{shown(path)} needs {key} = \"...\"")
     figures = {}
     for run, table in raw.items():
         if not isinstance(table, dict):
@@ -100,7 +100,7 @@ def load_record(data: str) -> Record:
             if name == "argv":
                 continue
             if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise QuotedError(f"{_shown(path)}: {run}.{name} is not a number")
+                raise QuotedError(f"{shown(path)}: {run}.{name} is not a number")
             figures[f"{run}.{name}"] = float(value)
     return Record(path, raw["machine"], raw["date"], raw["command"], figures)
 
@@ -131,7 +131,7 @@ def find_markers(path: Path, text: str | None = None) -> list[Marker]:
                                 m["format"], m["value"], m.span("value")))
     openings = len(_ANY_OPENING.findall(text))
     if openings != len(found):
-        raise QuotedError(f"{_shown(path)}: "
+        raise QuotedError(f"{shown(path)}: "
                           f"{openings - len(found)} fig marker(s) that do not read as "
                           "'<!-- fig DATA RUN.NAME [/DIVISOR] %FMT -->value<!-- /fig -->' "
                           "(or /*fig ...*/value/*/fig*/) on one line")
@@ -149,7 +149,7 @@ def _records(markers: list[Marker]) -> dict[str, Record]:
 def expected(marker: Marker, records: dict[str, Record]) -> str:
     record = records[marker.data]
     if marker.figure not in record.figures:
-        raise QuotedError(f"{marker.where()}: {_shown(record.path)} has no figure {marker.figure} "
+        raise QuotedError(f"{marker.where()}: {shown(record.path)} has no figure {marker.figure} "
                           f"(it has {', '.join(sorted(record.figures))})")
     return render(record.figures[marker.figure], marker.divisor, marker.format)
 
@@ -180,7 +180,7 @@ def problems(files: list[Path] | None = None) -> list[str]:
     for data, record in records.items():
         for figure in sorted(record.figures):
             if (data, figure) not in quoted:
-                found.append(f"{_shown(record.path)}: {figure} is quoted nowhere "
+                found.append(f"{shown(record.path)}: {figure} is quoted nowhere "
                              "(quote it between markers or leave it out of the file)")
     return found
 
@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"quoted: {line}", file=sys.stderr)
             return 1 if found else 0
         for path in rewrite():
-            print(f"quoted: rewrote {_shown(path)}")
+            print(f"quoted: rewrote {shown(path)}")
     except QuotedError as e:
         print(f"quoted: error: {e}", file=sys.stderr)
         return 1

@@ -28,7 +28,7 @@ from grader.grade import Grader, Source, build_dir_for
 from grader.gpu import has_gpu
 from grader.labs import CASE_SELECTIONS, PUBLIC, ConfigError, load_lab
 from grader.mutants import add_parser as add_mutants_parser
-from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
 from grader.sandbox import MODES, SandboxError
 from grader.intake import SubmissionError, intake, safe_id, unpack
@@ -125,9 +125,9 @@ def cmd_bench(args) -> int:
         from authoring import quoted  # the instructor's tree only
         path, left_out = quoted.record(f"{lab.id}-bench", results, quoted.gpu_name(),
                                        f"make bench LAB={lab.id} RECORD=1")
-        print(f"recorded {path.relative_to(KIT_ROOT)}" + (f" (quoted nowhere, left out: {', '.join(left_out)})" if left_out else ""))
+        print(f"recorded {quoted.shown(path)}" + (f" (quoted nowhere, left out: {', '.join(left_out)})" if left_out else ""))
         for changed in quoted.rewrite():
-            print(f"rewrote the quoted figures in {changed.relative_to(KIT_ROOT)}")
+            print(f"rewrote the quoted figures in {quoted.shown(changed)}")
     return status
 
 

@@ -98,3 +98,35 @@ def test_run_names():
     assert quoted.run_name(["gpu", "--bench", "16384", "--reps", "3"]) == "gpu-bench"
     assert quoted.run_name(["gpu", "--bench-io", "11000"]) == "gpu-bench-io"
     assert quoted.run_name(["matmul"]) == "matmul"
+
+
+def test_make_bench_record_writes_the_data_file_and_rewrites_the_copies(demo, monkeypatch):
+    """grader bench --record (make bench RECORD=1), the build and the runs faked: each run's
+    LABKIT_RESULT JSON becomes its table, and the copies follow."""
+    import types
+
+    import grader.cli as cli
+
+    page = demo / "page.md"
+    page.write_text(_markdown())
+    monkeypatch.setattr(quoted, "searched_files", lambda root=None: [page])
+    monkeypatch.setattr(quoted, "gpu_name", lambda: "NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(cli, "emulate_without_gpu", lambda args: False)
+    monkeypatch.setattr(cli, "has_gpu", lambda: True)
+    monkeypatch.setattr(cli, "build_lab", lambda *a, **k: types.SimpleNamespace(ok=True))
+    lab = types.SimpleNamespace(id="demo", bench=(("gpu", "--bench", "64"), ("gpu", "--bench-io", "64")))
+    monkeypatch.setattr(cli, "load_lab", lambda lab_id: lab)
+
+    def run(argv, env=None, **_):
+        figures = {"kernel_ms": 290.31, "updates_per_s": 1.6e13} if argv[1] == "--bench" else {"total_ms": 9.5}
+        with open(env["LABKIT_RESULT"], "w") as f:
+            json.dump({"lab": "demo", **figures}, f)
+        return types.SimpleNamespace(returncode=0)
+
+    monkeypatch.setattr(cli.subprocess, "run", run)
+    args = cli.parser().parse_args(["bench", "demo", "--record"])
+    assert args.func(args) == 0
+    record = quoted.load_record("demo-bench")
+    assert record.machine == "NVIDIA H100 80GB HBM3" and record.command == "make bench LAB=demo RECORD=1"
+    assert record.figures == {"gpu-bench.kernel_ms": 290.31, "gpu-bench.updates_per_s": 1.6e13}
+    assert page.read_text() == _markdown(value="16.00", ms="290.3")
