@@ -125,7 +125,8 @@ def cmd_bench(args) -> int:
         from authoring import quoted  # the instructor's tree only
         path, left_out = quoted.record(f"{lab.id}-bench", results, quoted.gpu_name(),
                                        f"make bench LAB={lab.id} RECORD=1")
-        print(f"recorded {quoted.shown(path)}" + (f" (quoted nowhere, left out: {', '.join(left_out)})" if left_out else ""))
+        unquoted = f" (quoted nowhere, left out: {', '.join(left_out)})" if left_out else ""
+        print(f"recorded {quoted.shown(path)}{unquoted}")
         for changed in quoted.rewrite():
             print(f"rewrote the quoted figures in {quoted.shown(changed)}")
     return status
