@@ -30,7 +30,7 @@ from pathlib import Path
 from grader.paths import KIT_ROOT
 
 DATA_DIR = KIT_ROOT / "handouts" / "figures"
-# Where copies may stand: the text files git tracks in these folders (all files where git is absent).
+# Where copies may stand: the text files in these folders that git does not ignore (all where git is absent).
 SEARCHED = ("handouts", "labs", "solutions", "starter", "docs", "README.md")
 SUFFIXES = {".md", ".c", ".cu", ".cuh", ".h", ".cpp", ".py", ".sh", ".toml"}
 
@@ -112,7 +112,7 @@ def render(value: float, divisor: float, fmt: str) -> str:
 
 def searched_files(root: Path = KIT_ROOT) -> list[Path]:
     try:
-        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", *SEARCHED],
+        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *SEARCHED],
                                 capture_output=True, text=True, check=True).stdout.split("\0")
         paths = [root / name for name in listed if name]
     except (OSError, subprocess.CalledProcessError):
