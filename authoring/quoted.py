@@ -112,7 +112,8 @@ def render(value: float, divisor: float, fmt: str) -> str:
 
 def searched_files(root: Path = KIT_ROOT) -> list[Path]:
     try:
-        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *SEARCHED],
+        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
+                                 "--exclude-standard", "--", *SEARCHED],
                                 capture_output=True, text=True, check=True).stdout.split("\0")
         paths = [root / name for name in listed if name]
     except (OSError, subprocess.CalledProcessError):
