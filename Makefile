@@ -231,7 +231,7 @@ check: lab-given
 # The lab's benchmark against the machine's own ceiling, one run: the reference solution, or,
 # where solutions/ is absent (the student edition), the student's own code.
 bench: lab-given
-	$(PYTHON) -m grader bench $(LAB) $(GRADER_DEVICE)
+	$(PYTHON) -m grader bench $(LAB) $(GRADER_DEVICE) $(if $(RECORD),--record)
 
 # A <lab>-submission.tar.gz of the student's files with a manifest.
 submit: lab-given
@@ -266,8 +266,11 @@ clean:
 # Figures come from handouts/figures/figures.toml (testcase files drawn with Graphviz, plots of
 # the labs' CSVs); handouts render with pandoc into build/handouts/. The student edition leaves
 # out solutions, answers and the kit's own tests (authoring/dist.py says exactly what).
+# Measured figures quoted in the text are rewritten first from their recorded runs
+# (handouts/figures/<lab>-bench.toml, written by make bench RECORD=1: authoring/quoted.py).
 .PHONY: figures handouts dist-student dist-instructor
 figures:
+	$(PYTHON) -m authoring.quoted
 	$(PYTHON) -m authoring.figures --out build/handouts/figures
 
 handouts: figures
@@ -294,6 +297,7 @@ help:
 	@echo "  make <lab>               build one lab (e.g. make increment)"
 	@echo "  make check LAB=<lab>     build, then grade on the public testcases"
 	@echo "  make bench LAB=<lab>     the benchmark against the GPU's ceiling: the reference solution, or your own code in the student edition"
+	@echo "  make bench LAB=<lab> RECORD=1  the same, its figures recorded in handouts/figures/<lab>-bench.toml and every quoted copy rewritten"
 	@echo "  make submit LAB=<lab>    package <lab>-submission.tar.gz from starter/<lab> (or SUB=folder)"
 	@echo "  make test                every GoogleTest and pytest suite (installs what is missing)"
 	@echo "  make deps                install what the tests need (Debian and PyPI packages)"

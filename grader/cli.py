@@ -13,9 +13,12 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from grader import exit_status, report as reports
@@ -135,6 +138,8 @@ def cmd_bench(args) -> int:
     args.emu = emulate_without_gpu(args)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id).replace("make check", "make bench"))
+    if args.record and args.emu:
+        return _fail("nothing to record: the CPU emulator's figures say nothing about a GPU")
     runs = lab.bench
     if args.emu:
         # The GPU's sizes take hours on a CPU: say so before building anything, and run the
@@ -157,10 +162,26 @@ def cmd_bench(args) -> int:
         print(build.log, file=sys.stderr)
         return _fail(f"{source.root.name}/{lab.id} did not build: {build.reason}")
     status = 0
-    for run in runs:
-        argv = [str(build_dir / lab.id / run[0]), *run[1:]]
-        print(f"$ {' '.join([lab.id + '/' + run[0], *run[1:]])}", flush=True)
-        status = subprocess.run(argv).returncode or status
+    results = []  # with --record: (argv, the run's figures), from the JSON the harness writes
+    with tempfile.TemporaryDirectory() as scratch:
+        for index, run in enumerate(runs):
+            argv = [str(build_dir / lab.id / run[0]), *run[1:]]
+            print(f"$ {' '.join([lab.id + '/' + run[0], *run[1:]])}", flush=True)
+            result = Path(scratch) / f"run{index}.json"
+            env = {**os.environ, "LABKIT_RESULT": str(result)} if args.record else None
+            status = subprocess.run(argv, env=env).returncode or status
+            if args.record:
+                results.append((list(run), json.loads(result.read_text()) if result.exists() else {}))
+    if args.record:
+        if status:
+            return _fail("nothing recorded: a run failed")
+        from authoring import quoted  # the instructor's tree only
+        path, left_out = quoted.record(f"{lab.id}-bench", results, quoted.gpu_name(),
+                                       f"make bench LAB={lab.id} RECORD=1")
+        unquoted = f" (quoted nowhere, left out: {', '.join(left_out)})" if left_out else ""
+        print(f"recorded {quoted.shown(path)}{unquoted}")
+        for changed in quoted.rewrite():
+            print(f"rewrote the quoted figures in {quoted.shown(changed)}")
     return status
 
 
@@ -230,6 +251,8 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("lab")
     bench.add_argument("--emu", action="store_true", help="the default where no GPU is found")
     bench.add_argument("--gpu", action="store_true", help="the GPU build even where no GPU is found")
+    bench.add_argument("--record", action="store_true", help="write the figures to handouts/figures/<lab>-bench.toml "
+                       "(those some marker quotes) and rewrite every quoted copy (authoring/quoted.py)")
     bench.set_defaults(func=cmd_bench)
 
     submit = sub.add_parser("submit", help="package a submission tarball")

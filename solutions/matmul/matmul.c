@@ -171,7 +171,7 @@ void matmul_tiled_uncoalesced(const float *A, const float *B, float *C, int n, i
 //
 // The template's parameters let labs/matmul/scripts/tune_fast.cu time other shapes; FastShape
 // and SmallShape below are the ones matmul_fast launches, the best it measured on an H100
-// (labs/matmul/NOTES.md: 0.89 of cuBLAS at n = 4096).
+// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.89/*/fig*/ of cuBLAS at n = 4096).
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false,
           int GROUP_ = 0>
 struct TileShape {
@@ -287,6 +287,39 @@ __device__ __forceinline__ void multiply_add(float (&acc)[S::TM][S::TN], const f
             acc[i][j] += a[i] * b[j];
 }
 
+// One row of the thread's patch into C: its TN columns are col0 + j * LX * 4 .. + 3, one float4
+// each where n % 4 == 0 (VEC4); nothing past the edge of the matrix.
+template <class S, bool VEC4>
+__device__ __forceinline__ void store_row(float *C, int n, int row, int col0, const float (&acc_row)[S::TN])
+{
+    if (row >= n)
+        return;
+#pragma unroll
+    for (int j = 0; j < S::TN / 4; ++j) {
+        int col = col0 + j * S::LX * 4;
+        float *dst = C + (size_t)row * n + col;
+        if (VEC4) {
+            if (col < n)
+                *reinterpret_cast<float4 *>(dst) =
+                    make_float4(acc_row[4 * j], acc_row[4 * j + 1], acc_row[4 * j + 2], acc_row[4 * j + 3]);
+        } else {
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                if (col + c < n)
+                    dst[c] = acc_row[4 * j + c];
+        }
+    }
+}
+
+// The thread's whole patch, whose first 4 x 4 sub-patch starts at (row0, col0) of C.
+template <class S, bool VEC4>
+__device__ __forceinline__ void store_patch(float *C, int n, int row0, int col0, const float (&acc)[S::TM][S::TN])
+{
+#pragma unroll
+    for (int i = 0; i < S::TM; ++i)
+        store_row<S, VEC4>(C, n, row0 + (i / 4) * S::LY * 4 + i % 4, col0, acc[i]);
+}
+
 // The first row and column of C that this block computes. GROUP > 0: blocks are numbered in
 // launch order down groups of GROUP block rows, column by column, instead of along whole rows,
 // so that the blocks running at one time share more of their tiles of A and B in the L2 cache.
@@ -358,27 +391,7 @@ fast_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__r
         __syncthreads();
     }
 
-#pragma unroll
-    for (int i = 0; i < S::TM; ++i) {
-        int row = bm + m0 + (i / 4) * S::LY * 4 + i % 4;
-        if (row >= n)
-            continue;
-#pragma unroll
-        for (int j = 0; j < S::TN / 4; ++j) {
-            int col = bn + n0 + j * S::LX * 4;
-            float *dst = C + (size_t)row * n + col;
-            if (VEC4) {
-                if (col < n)
-                    *reinterpret_cast<float4 *>(dst) =
-                        make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
-            } else {
-#pragma unroll
-                for (int c = 0; c < 4; ++c)
-                    if (col + c < n)
-                        dst[c] = acc[i][4 * j + c];
-            }
-        }
-    }
+    store_patch<S, VEC4>(C, n, bm + m0, bn + n0, acc);
 }
 
 template <class S>

@@ -28,7 +28,7 @@
 #include <cuda_pipeline.h>
 
 #include "../../../solutions/apsp/gpu.c"
-#include "seeded.h"
+#include "sweep_check.h"
 
 template <int kUnroll, int kThreads>
 __device__ __forceinline__ void load_piece(int (*block)[BLOCK], const int *src, int n_padded, int t)
@@ -299,15 +299,6 @@ __global__ void __launch_bounds__(TILE_THREADS * kGroups, (sweep_min_blocks<kGro
     }
 }
 
-__global__ void count_differences(const int *a, const int *b, size_t count, unsigned long long *differences)
-{
-    unsigned long long mine = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
-        mine += a[i] != b[i];
-    if (mine)
-        atomicAdd(differences, mine);
-}
-
 typedef void (*Phase3Fn)(int *, int, int, int);
 struct Variant {
     const char *name;
@@ -391,26 +382,10 @@ static void run_variant(const Variant &v, int *dist, int n)
     }
 }
 
-// Plain Floyd-Warshall on the CPU, the check of the reference itself at small n.
-static void cpu_floyd_warshall(std::vector<int> &d, int n)
-{
-    for (int k = 0; k < n; ++k)
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j)
-                d[(size_t)i * n + j] = std::min(d[(size_t)i * n + j], d[(size_t)i * n + k] + d[(size_t)k * n + j]);
-}
-
 static bool sweep(int n, bool timed)
 {
     size_t count = (size_t)n * n, bytes = count * sizeof(int);
-    std::vector<int> host(count);
-    uint64_t state = 7 + n;
-    for (size_t i = 0; i < count; ++i) {  // about 1 edge in 64 pairs; weights 0..1000, zeros too
-        uint64_t r = splitmix64_next(&state);
-        host[i] = (r & 63) == 0 ? (int)((r >> 8) % 1001) : APSP_INF;
-    }
-    for (int i = 0; i < n; ++i)
-        host[(size_t)i * n + i] = 0;
+    std::vector<int> host = sweep_matrix(n, 7 + n);
     int *input, *work, *reference;
     unsigned long long *differences;
     CUDA_CHECK(cudaMalloc(&input, bytes));
@@ -435,20 +410,10 @@ static bool sweep(int n, bool timed)
         }
         if (!v.kernel && &v == &kVariants[0]) {
             CUDA_CHECK(cudaMemcpy(reference, work, bytes, cudaMemcpyDeviceToDevice));
-            if (n <= 1024) {  // the reference against a plain Floyd-Warshall
-                std::vector<int> expected = host, got(count);
-                cpu_floyd_warshall(expected, n);
-                CUDA_CHECK(cudaMemcpy(got.data(), reference, bytes, cudaMemcpyDeviceToHost));
-                bool same = expected == got;
-                printf("reference against CPU Floyd-Warshall: %s\n", same ? "equal" : "DIFFERENT");
-                ok = ok && same;
-            }
+            if (n <= 1024)
+                ok = reference_equals_cpu(host, reference, n) && ok;
         }
-        CUDA_CHECK(cudaMemset(differences, 0, sizeof *differences));
-        count_differences<<<1024, 256>>>(work, reference, count, differences);
-        CUDA_CHECK_LAUNCH();
-        unsigned long long wrong = 0;
-        CUDA_CHECK(cudaMemcpy(&wrong, differences, sizeof wrong, cudaMemcpyDeviceToHost));
+        unsigned long long wrong = count_wrong(work, reference, count, differences);
         ok = ok && (wrong == 0 || !v.checked);
         std::vector<float> kept(times.begin() + (reps > 1), times.end());
         std::sort(kept.begin(), kept.end());

@@ -18,7 +18,7 @@
 
 // The seed's kernels below: HALF x HALF threads, four entries each (gpu.c's phase 1 had these too).
 #define HALF (BLOCK < 32 ? BLOCK : 32)
-#include "seeded.h"
+#include "sweep_check.h"
 
 // The report's phase 2, k by k with a barrier each (the starter's way), to time against the
 // reference's min-plus product.
@@ -199,15 +199,6 @@ __global__ void __launch_bounds__(256) phase3_super(int *dist, int n_padded, int
     }
 }
 
-__global__ void count_differences(const int *a, const int *b, size_t count, unsigned long long *differences)
-{
-    unsigned long long mine = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
-        mine += a[i] != b[i];
-    if (mine)
-        atomicAdd(differences, mine);
-}
-
 enum Phase3 { kReference, kSeedPlain, kSeedDpx, kTile8Plain, kTile8Dpx, kTile4Dpx, kSuper, kNone, kNoneSeedPhase2 };
 static const char *kNames[] = {"gpu.c's phase3_kernel, 1 pivot a round", "seed: 32x32 thr, 4 entries, add+min",
                                "seed: 32x32 thr, 4 entries, DPX", "8x8 thr, 8x8 tile, add+min",
@@ -243,14 +234,7 @@ int main(int argc, char **argv)
     }
     CUDA_CHECK(cudaFuncSetAttribute(phase3_super, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * 64 * 128 * 4));
     size_t count = (size_t)n * n, bytes = count * sizeof(int);
-    std::vector<int> host(count);
-    uint64_t state = 7;
-    for (size_t i = 0; i < count; ++i) {  // about 1 edge in 64 pairs; weights 0..1000
-        uint64_t r = splitmix64_next(&state);
-        host[i] = (r & 63) == 0 ? (int)((r >> 8) % 1001) : APSP_INF;
-    }
-    for (int i = 0; i < n; ++i)
-        host[(size_t)i * n + i] = 0;
+    std::vector<int> host = sweep_matrix(n, 7);
     int *input, *work, *reference;
     unsigned long long *differences;
     CUDA_CHECK(cudaMalloc(&input, bytes));
@@ -277,10 +261,7 @@ int main(int argc, char **argv)
             float ms = timer.ms();
             if (v == kReference)
                 CUDA_CHECK(cudaMemcpy(reference, work, bytes, cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemset(differences, 0, sizeof *differences));
-            count_differences<<<1024, 256>>>(work, reference, count, differences);
-            unsigned long long wrong = 0;
-            CUDA_CHECK(cudaMemcpy(&wrong, differences, sizeof wrong, cudaMemcpyDeviceToHost));
+            unsigned long long wrong = count_wrong(work, reference, count, differences);
             if (rep == (v == kReference ? 1 : 0))
                 printf("%-36s %10.2f %14.3f %8s\n", kNames[v], ms, updates / (ms * 1e-3) / 1e12,
                        v >= kNone ? "-" : std::to_string(wrong).c_str());

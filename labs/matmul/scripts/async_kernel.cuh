@@ -9,6 +9,8 @@
 // tile is copied 16 bytes at a time when n % 4 == 0. While the block computes with tile t, the
 // copies of tiles t + 1 .. t + STAGES - 1 are in flight; one __syncthreads per tile. Past the
 // edge of the matrix a thread stores zeros instead of copying.
+// The rest is the solution's own (matmul.c, included first): block_origin, load_fragments,
+// multiply_add and store_patch.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -111,35 +113,9 @@ __device__ __forceinline__ void async_copy_tile_any(const float *A, const float 
         async_copy_tile<S, VEC4, true>(A, B, n, bm, bn, k0, stage);
 }
 
-// Step k of a tile: the thread's TM values of A (column k of As) and TN values of B (row k of
-// Bs), as float4 loads of its 4 × 4 sub-patches.
-template <class S>
-__device__ __forceinline__ void async_load_fragments(AsyncStage<S> stage, int k, int m0, int n0, float (&a)[S::TM],
-                                               float (&b)[S::TN])
-{
-#pragma unroll
-    for (int i = 0; i < S::TM / 4; ++i) {
-        float4 v = *reinterpret_cast<const float4 *>(&stage.As[k][m0 + i * S::LY * 4]);
-        a[4 * i + 0] = v.x; a[4 * i + 1] = v.y; a[4 * i + 2] = v.z; a[4 * i + 3] = v.w;
-    }
-#pragma unroll
-    for (int j = 0; j < S::TN / 4; ++j) {
-        float4 v = *reinterpret_cast<const float4 *>(&stage.Bs[k][n0 + j * S::LX * 4]);
-        b[4 * j + 0] = v.x; b[4 * j + 1] = v.y; b[4 * j + 2] = v.z; b[4 * j + 3] = v.w;
-    }
-}
-
-template <class S>
-__device__ __forceinline__ void async_multiply_add(float (&acc)[S::TM][S::TN], const float (&a)[S::TM], const float (&b)[S::TN])
-{
-#pragma unroll
-    for (int i = 0; i < S::TM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::TN; ++j)
-            acc[i][j] += a[i] * b[j];
-}
-
-// The BK steps of one tile, from one stage.
+// The BK steps of one tile, from one stage, with matmul.c's load_fragments and multiply_add:
+// fast_kernel's k loop, written out again because a function shared by both changed the
+// reference's register assignment (its SASS, which the measured figures are of).
 template <class S>
 __device__ __forceinline__ void async_multiply_tile(float (&acc)[S::TM][S::TN], AsyncStage<S> stage, int m0, int n0)
 {
@@ -147,37 +123,21 @@ __device__ __forceinline__ void async_multiply_tile(float (&acc)[S::TM][S::TN], 
         // The next step's values are loaded before this step's multiply-adds, so the loads'
         // latency hides behind them (two sets of fragment registers).
         float a[2][S::TM], b[2][S::TN];
-        async_load_fragments<S>(stage, 0, m0, n0, a[0], b[0]);
+        load_fragments<S>(stage.As, stage.Bs, 0, m0, n0, a[0], b[0]);
 #pragma unroll
         for (int k = 0; k < S::BK; ++k) {
             if (k + 1 < S::BK)
-                async_load_fragments<S>(stage, k + 1, m0, n0, a[(k + 1) & 1], b[(k + 1) & 1]);
-            async_multiply_add<S>(acc, a[k & 1], b[k & 1]);
+                load_fragments<S>(stage.As, stage.Bs, k + 1, m0, n0, a[(k + 1) & 1], b[(k + 1) & 1]);
+            multiply_add<S>(acc, a[k & 1], b[k & 1]);
         }
     } else {
 #pragma unroll
         for (int k = 0; k < S::BK; ++k) {
             float a[S::TM], b[S::TN];
-            async_load_fragments<S>(stage, k, m0, n0, a, b);
-            async_multiply_add<S>(acc, a, b);
+            load_fragments<S>(stage.As, stage.Bs, k, m0, n0, a, b);
+            multiply_add<S>(acc, a, b);
         }
     }
-}
-
-// The first row and column of C that this block computes. GROUP > 0: blocks are numbered in
-// launch order down groups of GROUP block rows, column by column, instead of along whole rows,
-// so the blocks running at one time share more of their tiles of A and B in the L2 cache.
-template <class S>
-__device__ __forceinline__ int2 async_block_origin()
-{
-    if (S::GROUP == 0)
-        return make_int2(blockIdx.y * S::BM, blockIdx.x * S::BN);
-    int id = blockIdx.y * gridDim.x + blockIdx.x;
-    int per_group = S::GROUP * gridDim.x;
-    int first_row = (id / per_group) * S::GROUP;
-    int rows = min(S::GROUP, (int)gridDim.y - first_row);
-    int in_group = id % per_group;
-    return make_int2((first_row + in_group % rows) * S::BM, (in_group / rows) * S::BN);
 }
 
 template <class S, bool VEC4>
@@ -187,7 +147,7 @@ async_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__
     extern __shared__ float4 async_smem[];  // STAGES stages (AsyncStage, async_stage_at), sized at launch
     float *smem = reinterpret_cast<float *>(async_smem);
 
-    const int2 origin = async_block_origin<S>();
+    const int2 origin = block_origin<S>();  // matmul.c's launch order
     const int bm = origin.x, bn = origin.y;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     // The first row and column of this thread's first 4 × 4 sub-patch, within the block tile.
@@ -227,27 +187,7 @@ async_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__
         filling = filling + 1 == S::STAGES ? 0 : filling + 1;
     }
 
-#pragma unroll
-    for (int i = 0; i < S::TM; ++i) {
-        int row = bm + m0 + (i / 4) * S::LY * 4 + i % 4;
-        if (row >= n)
-            continue;
-#pragma unroll
-        for (int j = 0; j < S::TN / 4; ++j) {
-            int col = bn + n0 + j * S::LX * 4;
-            float *dst = C + (size_t)row * n + col;
-            if (VEC4) {
-                if (col < n)
-                    *reinterpret_cast<float4 *>(dst) =
-                        make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
-            } else {
-#pragma unroll
-                for (int c = 0; c < 4; ++c)
-                    if (col + c < n)
-                        dst[c] = acc[i][4 * j + c];
-            }
-        }
-    }
+    store_patch<S, VEC4>(C, n, bm + m0, bn + n0, acc);
 }
 
 // Launches async_kernel<S> on an n × n product. Its stages are dynamic shared memory: past

@@ -297,27 +297,10 @@ rows_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__r
         filling = filling + 1 == S::STAGES ? 0 : filling + 1;
     }
 
+    // Its rows are interleaved (a_row0 + i * LY), unlike fast_kernel's 4 x 4 sub-patches.
 #pragma unroll
-    for (int i = 0; i < S::TM; ++i) {
-        int row = bm + a_row0 + i * S::LY;
-        if (row >= n)
-            continue;
-#pragma unroll
-        for (int j = 0; j < S::TN / 4; ++j) {
-            int col = bn + b_col0 + j * S::LX * 4;
-            float *dst = C + (size_t)row * n + col;
-            if (VEC4) {
-                if (col < n)
-                    *reinterpret_cast<float4 *>(dst) =
-                        make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
-            } else {
-#pragma unroll
-                for (int c = 0; c < 4; ++c)
-                    if (col + c < n)
-                        dst[c] = acc[i][4 * j + c];
-            }
-        }
-    }
+    for (int i = 0; i < S::TM; ++i)
+        store_row<S, VEC4>(C, n, bm + a_row0 + i * S::LY, bn + b_col0, acc[i]);
 }
 
 // Launches rows_kernel<S> on an n × n product; past 48 KiB of stages a kernel must ask for its
