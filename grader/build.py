@@ -142,14 +142,14 @@ def build_harness(lab: Lab, *, emu: bool, asan: bool, arch: str | None) -> tuple
     return folder, None
 
 
-def _view(lab: Lab, src_dir: Path, harness: Path, build_dir: Path, emu: bool, asan: bool) -> list[Mount]:
+def _view(lab: Lab, src_dir: Path, harness: Path, build_dir: Path, emu: bool) -> list[Mount]:
     """What the sandboxed build sees of the kit."""
     view = [Mount(KIT_ROOT / "Makefile"), Mount(BUILD_DIR / "labs.mk"), Mount(KIT_ROOT / "grader" / "makefrag.py"),
             Mount(LABS_DIR / "common"), Mount(LABS_DIR / lab.id), Mount(LABS_DIR / "emu"),
             Mount(STARTER_DIR / lab.id), Mount(src_dir),
             Mount(harness / "obj", build_dir / "obj")]
-    if emu:
-        view.append(Mount(BUILD_DIR / "emu" / ("asan" if asan else "plain")))
+    if emu:  # the emulator's runtime, whichever variant emu.mk picks here (ASan, Boost or ucontext fibers)
+        view.append(Mount(BUILD_DIR / "emu"))
     return view
 
 
@@ -185,7 +185,7 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
     (build_dir / lab.id).mkdir(exist_ok=True)
 
     def wrap(argv: list[str], status_fd: int) -> list[str]:
-        return sandbox.wrap(argv, work=build_dir / lab.id, view=_view(lab, src_dir, harness, build_dir, emu, asan),
+        return sandbox.wrap(argv, work=build_dir / lab.id, view=_view(lab, src_dir, harness, build_dir, emu),
                             hide=lab.instructor_only_files(), tmp_bytes=1024 * MB, status_fd=status_fd,
                             chdir=KIT_ROOT, toolchain=True)
 

@@ -6,6 +6,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,16 @@ def test_the_seal_keeps_only_the_runners_own_results(tmp_path):
     assert seal.main(["--format", "gradescope", "--results", str(results), "--seal", str(sealed)]) == 0
     replaced = json.loads(results.read_text())
     assert replaced["score"] == 0 and "changed after the grader wrote it" in replaced["output"]
+
+
+@pytest.mark.parametrize("kind", BOTH)
+def test_a_submission_builds_in_each_kind_with_the_emulators_fiber_fallback(kind, tmp_path):
+    """A GPU node without Boost.Context links the emulator's ucontext runtime (build/emu/*-ucontext):
+    the build's view must hold whichever runtime emu.mk picks (found on an H100 node, where every
+    emulated build in these kinds failed to link)."""
+    from grader.paths import KIT_ROOT, SOLUTIONS_DIR
+    proc = subprocess.run([sys.executable, "-m", "grader", "check", "increment", "--submission",
+                           str(SOLUTIONS_DIR / "increment"), "--emu", "--no-checks", "--sandbox", kind],
+                          capture_output=True, text=True, cwd=KIT_ROOT, timeout=600,
+                          env={**os.environ, "EMU_FIBER": "ucontext"})
+    assert "score: 100 / 100" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
