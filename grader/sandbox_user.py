@@ -194,6 +194,12 @@ def close_kit(hidden: list[Path]) -> None:
             _chmod(Path(path), clear=0o007)
 
 
+def close_to_others(path: Path) -> None:
+    """A folder of the grader's outside the kit (a class's submissions, its grades) closed to
+    every other user, the sandbox users among them."""
+    _chmod(Path(path), clear=0o007)
+
+
 def grant_path(user: SandboxUser, path: Path) -> None:
     """The folders above path passable by the user: inside the kit, below the SHARED folders,
     through its group alone (nobody else passes); outside the kit (a temporary folder), by all."""

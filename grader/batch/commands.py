@@ -14,7 +14,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from grader import hidden
+from grader import hidden, sandbox_user
 from grader.batch import (NOT_GRADED, REFUSED, BatchError, Plan, Progress, build_only, chunks,
                           discover, grading_key, is_final, prepare_shared, read_record, run_task,
                           summary_rows, write_summary)
@@ -118,9 +118,12 @@ def _grade(args, lab, groups, key, out: Path, pending, gpus) -> int:
     progress = Progress(len(pending), every_s=args.progress_every)
     if args.scheduler == "local":
         try:  # refused here, once, rather than once per submission
-            sandbox_for(plan.sandbox, submission=True)
+            sandbox = sandbox_for(plan.sandbox, submission=True)
         except SandboxError as e:
             raise BatchError(f"{e}; nothing was graded") from None
+        if sandbox.kind == "user":  # the class's submissions and records, closed to the sandbox users
+            for folder in (Path(args.folder), out):
+                sandbox_user.close_to_others(folder)
         print("building what every submission shares (the reference solution, the testcases) ...", flush=True)
         problem = prepare_shared(lab, args.emu, groups, plan.secret())
         if problem:
