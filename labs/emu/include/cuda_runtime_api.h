@@ -137,3 +137,5 @@ cudaError_t cudaProfilerStop(void);
 }  // extern "C"
 
 #include "cuda_emu/removed_api.h"
+// CUDA arrays, textures and surfaces: their types and API calls.
+#include "cuda_emu/texture_types.h"
