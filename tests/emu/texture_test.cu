@@ -652,8 +652,8 @@ TEST(TextureRacecheck, TwoThreadsWritingOneSurfaceElementAreARace)
             std::exit(0);
         },
         ::testing::ExitedWithCode(LAB_EXIT_RACE),
-        "data race on global memory surface\\[...\\] at 0x[0-9a-f]+: thread \\(1,0,0\\) of block \\(0,0,0\\) "
-        "writes 1 at .*texture_test.cu:[0-9]+, thread \\(0,0,0\\) of block \\(0,0,0\\) writes 0");
+        "data race on global memory surface\\[...\\] at 0x[0-9a-f]+: thread \\([0-9]+,0,0\\) of block \\(0,0,0\\) "
+        "writes [0-9]+ at .*texture_test.cu:[0-9]+, thread \\([0-9]+,0,0\\) of block \\(0,0,0\\) writes [0-9]+");
     cudaDestroySurfaceObject(surface);
     cudaFreeArray(array);
 }
