@@ -12,6 +12,7 @@
 #include "api/api_errors.h"
 #include "api/device_work.h"
 #include "api/devices.h"
+#include "api/graph_capture.h"
 #include "api/memory_registry.h"
 #include "api/streams.h"
 #include "api/texture_objects.h"
@@ -477,6 +478,7 @@ cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
     cudaError_t error = check_stream(stream, "cudaMemcpy3DAsync");
+    if (error == cudaSuccess && p && capture_possible() && capture_copy(stream, *p, &error)) return error;
     return error != cudaSuccess ? error : cudaMemcpy3D(p);
 }
 

@@ -27,7 +27,8 @@ cudaError_t check_memory(const char *call, const void *pointer, std::size_t byte
 {
     Allocation allocation;
     if (!pointer || !find_allocation(pointer, &allocation) ||
-        (allocation.kind != MemoryKind::Device && allocation.kind != MemoryKind::Managed))
+        (allocation.kind != MemoryKind::Device && allocation.kind != MemoryKind::Managed &&
+         allocation.kind != MemoryKind::Graph))
         return fail(cudaErrorInvalidValue, "%s: the %s devPtr %p is not device memory from cudaMalloc", call, what,
                     pointer);
     std::size_t available = (std::size_t)(allocation.start + allocation.size - static_cast<const char *>(pointer));
