@@ -347,3 +347,31 @@ TEST(CooperativeGroupsRacecheck, ATilesSyncOrdersOnlyItsOwnLanes)
         },
         ::testing::ExitedWithCode(LAB_EXIT_RACE), "data race on __shared__ slot");
 }
+
+// ---- 16-byte values through a tile's and a coalesced group's shuffles (the shfl_scan sample
+// shuffles such types through cooperative groups).
+struct Wide {
+    double a;
+    long long b;
+};
+__global__ void wide_shuffles(Wide *out)
+{
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+    Wide mine{threadIdx.x * 1.5, (long long)threadIdx.x << 40};
+    Wide down = warp.shfl_down(mine, 1);
+    float4 f = warp.shfl(make_float4(threadIdx.x, 1, 2, 3), 5);
+    out[threadIdx.x] = Wide{down.a + f.x, down.b};
+}
+
+TEST(CooperativeGroups, SixteenByteShuffles)
+{
+    DeviceArray<Wide> out(32);
+    wide_shuffles<<<1, 32>>>(out.get());
+    ASSERT_CUDA_OK(cudaGetLastError());
+    std::vector<Wide> w = out.host();
+    for (int t = 0; t < 32; ++t) {
+        int source = t + 1 < 32 ? t + 1 : t;
+        EXPECT_EQ(source * 1.5 + 5, w[t].a) << t;
+        EXPECT_EQ((long long)source << 40, w[t].b) << t;
+    }
+}

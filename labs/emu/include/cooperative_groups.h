@@ -8,6 +8,7 @@
 // so the race detector sees their shuffles and syncs as warp-wide syncs.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include "cuda_runtime.h"
@@ -38,6 +39,24 @@ inline unsigned int lane_of_rank(unsigned int mask, unsigned int rank)
             --rank;
         }
     return 32;
+}
+// A group's shuffle of any trivially copyable type, as CUDA's take: a value larger than 8
+// bytes moves 8 bytes at a time, each piece a shuffle of its own by every lane.
+template <class T, class Shuffle>
+inline T shuffle_in_pieces(T var, Shuffle one)
+{
+    static_assert(std::is_trivially_copyable<T>::value, "cooperative groups shuffle trivially copyable types");
+    if constexpr (sizeof(T) <= sizeof(unsigned long long)) {
+        return one(var);
+    } else {
+        constexpr std::size_t pieces = (sizeof(T) + 7) / 8;
+        unsigned long long bits[pieces] = {};
+        std::memcpy(bits, &var, sizeof(T));
+        for (std::size_t i = 0; i < pieces; ++i) bits[i] = one(bits[i]);
+        T value;
+        std::memcpy(&value, bits, sizeof(T));
+        return value;
+    }
 }
 // `lanes` (bits by lane) as bits by rank within `mask`.
 inline unsigned int compact_lanes(unsigned int mask, unsigned int lanes)
@@ -170,28 +189,29 @@ public:
     // The group's lanes in the caller's warp.
     unsigned int mask() const { return mask_; }
 
+    // Shuffles by rank; any trivially copyable type (16-byte ones too, as in CUDA).
     template <class T>
     T shfl(T var, unsigned int src_rank) const
     {
-        return __shfl_sync(mask_, var, (int)cudaemu::lane_of_rank(mask_, src_rank % size_));
+        return from_rank(var, src_rank % size_);
     }
     template <class T>
     T shfl_down(T var, unsigned int delta) const
     {
-        T got = __shfl_sync(mask_, var, (int)cudaemu::lane_of_rank(mask_, rank_ + delta < size_ ? rank_ + delta : rank_));
+        T got = from_rank(var, rank_ + delta < size_ ? rank_ + delta : rank_);
         return rank_ + delta < size_ ? got : var;
     }
     template <class T>
     T shfl_up(T var, unsigned int delta) const
     {
-        T got = __shfl_sync(mask_, var, (int)cudaemu::lane_of_rank(mask_, rank_ >= delta ? rank_ - delta : rank_));
+        T got = from_rank(var, rank_ >= delta ? rank_ - delta : rank_);
         return rank_ >= delta ? got : var;
     }
     template <class T>
     T shfl_xor(T var, unsigned int lane_mask) const
     {
         unsigned int source = rank_ ^ lane_mask;
-        T got = __shfl_sync(mask_, var, (int)cudaemu::lane_of_rank(mask_, source < size_ ? source : rank_));
+        T got = from_rank(var, source < size_ ? source : rank_);
         return source < size_ ? got : var;
     }
     int any(int predicate) const { return __any_sync(mask_, predicate); }
@@ -210,6 +230,12 @@ public:
     }
 
 protected:
+    template <class T>
+    T from_rank(T var, unsigned int rank) const
+    {
+        int lane = (int)cudaemu::lane_of_rank(mask_, rank);
+        return cudaemu::shuffle_in_pieces(var, [&](auto piece) { return __shfl_sync(mask_, piece, lane); });
+    }
     warp_group_base(details::group_kind kind, unsigned int mask, unsigned int meta_rank, unsigned int meta_size)
         : thread_group(kind, mask, (unsigned int)__builtin_popcount(mask & ((1u << cudaemu::lane_id()) - 1u)),
                        (unsigned int)__builtin_popcount(mask), 0, meta_rank, meta_size)
