@@ -494,3 +494,26 @@ TEST(GraphsRacecheck, AKernelNodesRaceIsReported)
     cudaStreamDestroy(stream);
     cudaFree(out);
 }
+
+// ---- AddressSanitizer sees a graph's kernels too (built with ASan: tests/emu/asan/graph_overflow.cu).
+TEST(GraphsAddressSanitizer, AnOverflowInACapturedKernelIsReportedAtItsLine)
+{
+    const std::string program = "graph_overflow";
+    const std::string source = std::string(EMU_REPO_ROOT) + "/tests/emu/asan/" + program + ".cu";
+    FILE *file = fopen(source.c_str(), "r");
+    ASSERT_NE(nullptr, file) << source;
+    char text[512];
+    int line = 0, planted = -1;
+    while (fgets(text, sizeof text, file)) {
+        ++line;
+        if (strstr(text, "PLANTED")) planted = line;
+    }
+    fclose(file);
+    CommandResult run = run_command(std::string(EMU_TEST_PROGRAMS) + "/asan/" + program);
+    EXPECT_NE(0, run.status) << run.output;
+    EXPECT_NE(std::string::npos, run.output.find("captured; launching")) << run.output;  // not at capture
+    EXPECT_NE(std::string::npos, run.output.find("ERROR: AddressSanitizer: heap-buffer-overflow")) << run.output;
+    const std::string location = "tests/emu/asan/" + program + ".cu:" + std::to_string(planted);
+    EXPECT_NE(std::string::npos, run.output.find(location)) << "expected " << location << " in:\n" << run.output;
+    EXPECT_EQ(std::string::npos, run.output.find("finished without a report"));
+}
