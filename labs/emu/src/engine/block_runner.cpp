@@ -96,6 +96,7 @@ void BlockRunner::prepare_threads(const dim3 &block)
         w.converging.clear();
     }
     range_barriers_.clear();
+    group_waiters_ = 0;
     // The order starts from thread order, so that it depends on the block's seed alone.
     if (random_schedule_ || start_order_shuffled_)
         for (unsigned int i = 0; i < count_; ++i) start_order_[i] = i;
@@ -201,8 +202,10 @@ CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
     w.live &= ~(1u << (thread.linear % kWarpLanes));
     // A lane that returns is no longer waited for: rendezvous may now be complete.
     for (std::size_t group = w.groups.size(); group-- > 0;) complete_warp_group(warp, group);
-    if (__builtin_expect(!w.converging.empty(), 0)) try_converge(warp);
-    for (std::size_t barrier = range_barriers_.size(); barrier-- > 0;) try_release_range(barrier);
+    if (__builtin_expect(group_waiters_ != 0, 0)) {
+        if (!w.converging.empty()) try_converge(warp);
+        for (std::size_t barrier = range_barriers_.size(); barrier-- > 0;) try_release_range(barrier);
+    }
     if (!block_waiters_.empty() && block_waiters_.size() == live_) release_block_barrier();
     if (!grid_waiters_.empty() && grid_waiters_.size() == live_) complete_grid_arrival();
 }
@@ -257,8 +260,10 @@ CUDAEMU_HOT void BlockRunner::transfer(Fiber *from, bool from_done, Next next)
 CUDAEMU_HOT void BlockRunner::wait(Thread &thread)
 {
     // A lane that parks may be the last its warp's coalesced_threads() calls wait for.
-    unsigned int warp = thread.linear / kWarpLanes;
-    if (__builtin_expect(!warps_[warp].converging.empty(), 0)) try_converge(warp);
+    if (__builtin_expect(group_waiters_ != 0, 0)) {
+        unsigned int warp = thread.linear / kWarpLanes;
+        if (!warps_[warp].converging.empty()) try_converge(warp);
+    }
     Next next = pick_next();
     if (next.kind == NextKind::Resume && next.thread == &thread) {
         enter(thread);
@@ -387,6 +392,7 @@ void BlockRunner::try_converge(unsigned int warp)
             if (group.arrived & (1u << lane)) {
                 threads_[warp * kWarpLanes + lane].converged = group.arrived;
                 make_ready(warp * kWarpLanes + lane);
+                --group_waiters_;
             }
     w.converging.clear();
 }
@@ -402,6 +408,7 @@ unsigned int BlockRunner::converge(const char *file, int line)
         ++group;
     if (group == w.converging.size()) w.converging.push_back(Convergence{file, line, 0});
     w.converging[group].arrived |= bit;
+    ++group_waiters_;
     thread.state = State::Waiting;
     thread.wait = Wait::Converge;
     wait(thread);  // try_converge runs there
@@ -422,6 +429,7 @@ bool BlockRunner::try_release_range(std::size_t barrier)
     RangeBarrier &b = range_barriers_[barrier];
     if (b.waiters.size() < live_in_range(b.first, b.count)) return false;
     for (unsigned int linear : b.waiters) make_ready(linear);
+    group_waiters_ -= (unsigned int)b.waiters.size();
     // The detector has no partial-block epochs: ordering the whole block may hide a race
     // between two tiles (a miss), never report one that is not there.
     if (racecheck_) race_shadow_.barrier();
@@ -439,6 +447,7 @@ void BlockRunner::sync_range(unsigned int first, unsigned int count)
         ++barrier;
     if (barrier == range_barriers_.size()) range_barriers_.push_back(RangeBarrier{first, count, {}});
     range_barriers_[barrier].waiters.push_back(thread.linear);
+    ++group_waiters_;
     thread.state = State::Waiting;
     thread.wait = Wait::Range;
     try_release_range(barrier);

@@ -154,6 +154,9 @@ private:
     std::vector<unsigned int> grid_waiters_;
     std::vector<Warp> warps_;
     std::vector<RangeBarrier> range_barriers_;
+    // Threads waiting in coalesced_threads() or a multi-warp tile's sync: while none do, a
+    // thread that parks or returns checks nothing more than this count.
+    unsigned int group_waiters_ = 0;
     Random random_;
     bool random_schedule_ = false;
 
