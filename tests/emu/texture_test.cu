@@ -680,3 +680,91 @@ TEST(TextureAddressSanitizer, AFetchOfFreedMemoryIsReportedAtTheFetchsLine)
     EXPECT_NE(std::string::npos, run.output.find(location)) << "expected " << location << " in:\n" << run.output;
     EXPECT_EQ(std::string::npos, run.output.find("finished without a report"));
 }
+
+// ---- The other shapes: 1D layered, layered cube maps and their surfaces; 16-bit floats.
+__global__ void layered_and_cube_fetches(cudaTextureObject_t layered_1d, cudaTextureObject_t cube_layers,
+                                         cudaSurfaceObject_t cube_surface, float *out)
+{
+    out[0] = tex1DLayered<float>(layered_1d, 2.5f, 1);                    // layer 1, texel 2
+    out[1] = texCubemapLayered<float>(cube_layers, 0.0f, 0.0f, -1.0f, 1); // layer 1, face 5, centre
+    surfCubemapLayeredwrite(77.0f, cube_surface, 4, 0, 6 + 3);            // layer 1, face 3, texel (1, 0)
+    out[2] = surfCubemapLayeredread<float>(cube_surface, 4, 0, 9);
+    out[3] = surfCubemapLayeredread<float>(cube_surface, 0, 1, 2);       // layer 0, face 2
+}
+
+TEST(Texture, OneDimensionalLayersAndLayeredCubeMaps)
+{
+    cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+    cudaArray_t layers_1d, cubes;
+    ASSERT_CUDA_OK(cudaMalloc3DArray(&layers_1d, &desc, make_cudaExtent(4, 0, 2), cudaArrayLayered));
+    std::vector<float> host_1d = {0, 1, 2, 3, 10, 11, 12, 13};
+    cudaMemcpy3DParms copy = {};
+    copy.srcPtr = make_cudaPitchedPtr(host_1d.data(), 4 * sizeof(float), 4, 1);
+    copy.dstArray = layers_1d;
+    copy.extent = make_cudaExtent(4, 1, 2);
+    copy.kind = cudaMemcpyHostToDevice;
+    ASSERT_CUDA_OK(cudaMemcpy3D(&copy));
+    const int w = 2;
+    ASSERT_CUDA_OK(cudaMalloc3DArray(&cubes, &desc, make_cudaExtent(w, w, 12),
+                                     cudaArrayCubemap | cudaArrayLayered | cudaArraySurfaceLoadStore));
+    std::vector<float> host_cube(w * w * 12);
+    for (int slice = 0; slice < 12; ++slice)
+        for (int i = 0; i < w * w; ++i) host_cube[slice * w * w + i] = (float)(100 * slice);
+    copy = {};
+    copy.srcPtr = make_cudaPitchedPtr(host_cube.data(), w * sizeof(float), w, w);
+    copy.dstArray = cubes;
+    copy.extent = make_cudaExtent(w, w, 12);
+    copy.kind = cudaMemcpyHostToDevice;
+    ASSERT_CUDA_OK(cudaMemcpy3D(&copy));
+    cudaResourceDesc resource = {};
+    resource.resType = cudaResourceTypeArray;
+    cudaTextureDesc texture = {};
+    cudaTextureObject_t layered_texture, cube_texture;
+    resource.res.array.array = layers_1d;
+    ASSERT_CUDA_OK(cudaCreateTextureObject(&layered_texture, &resource, &texture, nullptr));
+    resource.res.array.array = cubes;
+    ASSERT_CUDA_OK(cudaCreateTextureObject(&cube_texture, &resource, &texture, nullptr));
+    cudaSurfaceObject_t cube_surface;
+    ASSERT_CUDA_OK(cudaCreateSurfaceObject(&cube_surface, &resource));
+    DeviceArray<float> out(4);
+    layered_and_cube_fetches<<<1, 1>>>(layered_texture, cube_texture, cube_surface, out.get());
+    ASSERT_CUDA_OK(cudaGetLastError());
+    EXPECT_EQ((std::vector<float>{12, 1100, 77, 200}), out.host());
+    cudaDestroyTextureObject(layered_texture);
+    cudaDestroyTextureObject(cube_texture);
+    cudaDestroySurfaceObject(cube_surface);
+    cudaFreeArray(layers_1d);
+    cudaFreeArray(cubes);
+}
+
+__global__ void fetch_halves(cudaTextureObject_t texture, float2 *out)
+{
+    out[0] = tex1D<float2>(texture, 0.5f);
+    out[1] = tex1D<float2>(texture, 1.0f);  // linear: halfway between texels 0 and 1
+}
+
+TEST(Texture, SixteenBitFloatsAreWidenedAndFiltered)
+{
+    // 1.0, -2.0 and 0.5, 65504 (the largest half), as IEEE half-precision bits.
+    std::vector<unsigned short> halves = {0x3c00, 0xc000, 0x3800, 0x7bff};
+    cudaChannelFormatDesc desc = cudaCreateChannelDescHalf2();
+    cudaArray_t array;
+    ASSERT_CUDA_OK(cudaMallocArray(&array, &desc, 2));
+    ASSERT_CUDA_OK(cudaMemcpyToArray(array, 0, 0, halves.data(), halves.size() * 2, cudaMemcpyHostToDevice));
+    cudaResourceDesc resource = {};
+    resource.resType = cudaResourceTypeArray;
+    resource.res.array.array = array;
+    cudaTextureDesc texture = {};
+    texture.filterMode = cudaFilterModeLinear;
+    cudaTextureObject_t object;
+    ASSERT_CUDA_OK(cudaCreateTextureObject(&object, &resource, &texture, nullptr));
+    DeviceArray<float2> out(2);
+    fetch_halves<<<1, 1>>>(object, out.get());
+    std::vector<float2> got = out.host();
+    EXPECT_EQ(1.0f, got[0].x);
+    EXPECT_EQ(-2.0f, got[0].y);
+    EXPECT_EQ(0.75f, got[1].x);
+    EXPECT_EQ((-2.0f + 65504.0f) / 2, got[1].y);
+    cudaDestroyTextureObject(object);
+    cudaFreeArray(array);
+}
