@@ -517,3 +517,53 @@ TEST(GraphsAddressSanitizer, AnOverflowInACapturedKernelIsReportedAtItsLine)
     EXPECT_NE(std::string::npos, run.output.find(location)) << "expected " << location << " in:\n" << run.output;
     EXPECT_EQ(std::string::npos, run.output.find("finished without a report"));
 }
+
+TEST(Graphs, QueriesEditsDisabledNodesAndADotFile)
+{
+    int *device;
+    ASSERT_CUDA_OK(cudaMalloc(&device, sizeof(int)));
+    ASSERT_CUDA_OK(cudaMemset(device, 0, sizeof(int)));
+    cudaGraph_t graph;
+    ASSERT_CUDA_OK(cudaGraphCreate(&graph, 0));
+    cudaGraphNode_t first, second, extra;
+    int one = 1, *device_arg = device;
+    void *args[] = {&device_arg, &one};
+    cudaKernelNodeParams kernel = {};
+    kernel.func = (void *)add_to;
+    kernel.gridDim = kernel.blockDim = dim3(1);
+    kernel.kernelParams = args;
+    ASSERT_CUDA_OK(cudaGraphAddKernelNode(&first, graph, nullptr, 0, &kernel));
+    ASSERT_CUDA_OK(cudaGraphAddKernelNode(&second, graph, &first, 1, &kernel));
+    ASSERT_CUDA_OK(cudaGraphAddEmptyNode(&extra, graph, &second, 1));
+    size_t edges = 0;
+    ASSERT_CUDA_OK(cudaGraphGetEdges(graph, nullptr, nullptr, &edges));
+    EXPECT_EQ(2u, edges);
+    cudaGraphNode_t dependents[2];
+    size_t count = 2;
+    ASSERT_CUDA_OK(cudaGraphNodeGetDependentNodes(first, dependents, &count));
+    ASSERT_EQ(1u, count);
+    EXPECT_EQ(second, dependents[0]);
+    ASSERT_CUDA_OK(cudaGraphDestroyNode(extra));
+    ASSERT_CUDA_OK(cudaGraphGetEdges(graph, nullptr, nullptr, &edges));
+    EXPECT_EQ(1u, edges);
+    cudaKernelNodeParams back;
+    EXPECT_EQ(cudaErrorNotSupported, cudaGraphKernelNodeGetParams(first, &back));  // says what it cannot give
+    EXPECT_EQ((void *)add_to, back.func);
+    cudaGetLastError();
+    const std::string dot = ::testing::TempDir() + "graph.dot";
+    ASSERT_CUDA_OK(cudaGraphDebugDotPrint(graph, dot.c_str(), 0));
+    CommandResult cat = run_command("cat " + dot);
+    EXPECT_NE(std::string::npos, cat.output.find("\"n0\" -> \"n1\"")) << cat.output;
+    EXPECT_NE(std::string::npos, cat.output.find("add_to")) << cat.output;
+
+    cudaGraphExec_t exec;
+    ASSERT_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    ASSERT_CUDA_OK(cudaGraphNodeSetEnabled(exec, second, 0));
+    ASSERT_CUDA_OK(cudaGraphLaunch(exec, 0));
+    int got = 0;
+    ASSERT_CUDA_OK(cudaMemcpy(&got, device, sizeof(int), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(1, got);  // the disabled node did not run
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaFree(device);
+}

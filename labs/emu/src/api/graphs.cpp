@@ -13,12 +13,14 @@
 // conditional node reads its handle's value, set by cudaGraphSetConditional in a kernel.
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "api/api_errors.h"
@@ -122,6 +124,7 @@ struct CUgraphNode_st {
     cudaGraphConditionalNodeType condition_type = cudaGraphCondTypeIf;
     std::vector<std::unique_ptr<CUgraph_st>> bodies;  // a child graph's copy, or the conditional's bodies
     std::vector<cudaGraph_t> body_handles;            // what phGraph_out points to
+    bool enabled = true;                              // cudaGraphNodeSetEnabled, in an executable graph
 };
 
 struct CUgraph_st {
@@ -211,11 +214,76 @@ cudaError_t add_node(const char *call, cudaGraphNode_t *out, cudaGraph_t graph, 
 }
 
 // Forgets `graph` and the bodies of its conditional nodes as handles (the caller holds graph_mutex).
+void forget_graph(const CUgraph_st *graph);
+void forget_graph_bodies(const CUgraphNode_st &node)
+{
+    for (const auto &body : node.bodies) forget_graph(body.get());
+}
 void forget_graph(const CUgraph_st *graph)
 {
     live_graphs().erase(graph);
-    for (const auto &node : graph->nodes)
-        for (const auto &body : node->bodies) forget_graph(body.get());
+    for (const auto &node : graph->nodes) forget_graph_bodies(*node);
+}
+
+cudaError_t check_edge_data(const char *call, const cudaGraphEdgeData *edge_data, std::size_t count)
+{
+    if (edge_data)
+        for (std::size_t i = 0; i < count; ++i)
+            if (edge_data[i].from_port || edge_data[i].to_port || edge_data[i].type)
+                return fail(cudaErrorNotSupported, "%s: edge data other than the default (ports and programmatic "
+                            "edges) is not emulated; pass NULL", call);
+    return cudaSuccess;
+}
+
+// The node `node` is, of the kind a call works on, or null after saying why not.
+CUgraphNode_st *node_of_type(const char *call, cudaGraphNode_t node, cudaGraphNodeType type, const char *kind)
+{
+    if (!node || node->type != type) {
+        fail(cudaErrorInvalidValue, "%s: %p is not a %s node", call, (void *)node, kind);
+        return nullptr;
+    }
+    return node;
+}
+
+const char *type_name(cudaGraphNodeType type)
+{
+    switch (type) {
+    case cudaGraphNodeTypeKernel: return "kernel";
+    case cudaGraphNodeTypeMemcpy: return "memcpy";
+    case cudaGraphNodeTypeMemset: return "memset";
+    case cudaGraphNodeTypeHost: return "host";
+    case cudaGraphNodeTypeGraph: return "child graph";
+    case cudaGraphNodeTypeEmpty: return "empty";
+    case cudaGraphNodeTypeWaitEvent: return "event wait";
+    case cudaGraphNodeTypeEventRecord: return "event record";
+    case cudaGraphNodeTypeMemAlloc: return "memory alloc";
+    case cudaGraphNodeTypeMemFree: return "memory free";
+    case cudaGraphNodeTypeConditional: return "conditional";
+    default: return "other";
+    }
+}
+
+void dot_graph(std::FILE *out, const CUgraph_st &graph, const std::string &prefix)
+{
+    std::map<const CUgraphNode_st *, std::size_t> index;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) index[graph.nodes[i].get()] = i;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const CUgraphNode_st &node = *graph.nodes[i];
+        std::string label = type_name(node.type);
+        if (node.type == cudaGraphNodeTypeKernel) {
+            const char *name = node.kernel->call.name;
+            label += "\\n" + (name ? std::string(name) : kernel_info(node.kernel->call.kernel).name);
+        }
+        std::fprintf(out, "  \"%s%zu\" [label=\"%s\"];\n", prefix.c_str(), i, label.c_str());
+        for (const CUgraphNode_st *dep : node.deps)
+            std::fprintf(out, "  \"%s%zu\" -> \"%s%zu\";\n", prefix.c_str(), index[dep], prefix.c_str(), i);
+        for (std::size_t b = 0; b < node.bodies.size(); ++b) {
+            std::string inner = prefix + std::to_string(i) + "_" + std::to_string(b) + "_";
+            dot_graph(out, *node.bodies[b], inner);
+            if (!node.bodies[b]->nodes.empty())
+                std::fprintf(out, "  \"%s%zu\" -> \"%s0\" [style=dashed];\n", prefix.c_str(), i, inner.c_str());
+        }
+    }
 }
 
 std::unique_ptr<CUgraphNode_st> new_node(cudaGraphNodeType type)
@@ -251,6 +319,7 @@ std::unique_ptr<CUgraph_st> clone_graph(const CUgraph_st &from, std::map<const C
         copy->free_pointer = node->free_pointer;
         copy->condition = node->condition;
         copy->condition_type = node->condition_type;
+        copy->enabled = node->enabled;
         for (const auto &body : node->bodies) {
             copy->bodies.push_back(clone_graph(*body, map));
             copy->body_handles.push_back(copy->bodies.back().get());
@@ -391,6 +460,7 @@ cudaError_t run_graph(const CUgraph_st &graph, cudaStream_t stream)
         return fail(cudaErrorInvalidValue, "graph launch: the graph's dependencies form a cycle "
                     "(cudaGraphAddDependencies); a graph must be acyclic");
     for (const CUgraphNode_st *node : order) {
+        if (!node->enabled) continue;
         cudaError_t error = run_node(*node, stream);
         if (error != cudaSuccess) return error;
     }
@@ -719,9 +789,10 @@ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes
 }
 
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
-                                     size_t numDependencies)
+                                     const struct cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
     cudaError_t error = check_graph("cudaGraphAddDependencies", graph);
+    if (error == cudaSuccess) error = check_edge_data("cudaGraphAddDependencies", edgeData, numDependencies);
     if (error != cudaSuccess) return error;
     for (std::size_t i = 0; i < numDependencies; ++i) {
         if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph)
@@ -729,6 +800,225 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
                         "graph", i);
         to[i]->deps.push_back(from[i]);
     }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                        const struct cudaGraphEdgeData *edgeData, size_t numDependencies)
+{
+    cudaError_t error = check_graph("cudaGraphRemoveDependencies", graph);
+    if (error == cudaSuccess) error = check_edge_data("cudaGraphRemoveDependencies", edgeData, numDependencies);
+    if (error != cudaSuccess) return error;
+    for (std::size_t i = 0; i < numDependencies; ++i) {
+        auto found = to[i] && to[i]->owner == graph ? std::find(to[i]->deps.begin(), to[i]->deps.end(), from[i])
+                                                    : std::vector<CUgraphNode_st *>::iterator();
+        if (!to[i] || to[i]->owner != graph || found == to[i]->deps.end())
+            return fail(cudaErrorInvalidValue, "cudaGraphRemoveDependencies: edge %zu is not an edge of this graph", i);
+        to[i]->deps.erase(found);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to,
+                              struct cudaGraphEdgeData *edgeData, size_t *numEdges)
+{
+    if (!numEdges) return fail(cudaErrorInvalidValue, "cudaGraphGetEdges: pass the address of a count");
+    cudaError_t error = check_graph("cudaGraphGetEdges", graph);
+    if (error != cudaSuccess) return error;
+    std::size_t edges = 0;
+    for (const auto &node : graph->nodes)
+        for (CUgraphNode_st *dep : node->deps) {
+            if (from && to && edges < *numEdges) {
+                from[edges] = dep;
+                to[edges] = node.get();
+                if (edgeData) edgeData[edges] = cudaGraphEdgeData{};
+            }
+            ++edges;
+        }
+    if (from && to)
+        for (std::size_t i = edges; i < *numEdges; ++i) from[i] = to[i] = nullptr;
+    *numEdges = from && to ? std::min(edges, *numEdges) : edges;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies,
+                                         struct cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+{
+    if (!node || !pNumDependencies)
+        return fail(cudaErrorInvalidValue, "cudaGraphNodeGetDependencies: pass a node and a count's address");
+    if (pDependencies)
+        for (std::size_t i = 0; i < *pNumDependencies; ++i) {
+            pDependencies[i] = i < node->deps.size() ? node->deps[i] : nullptr;
+            if (edgeData) edgeData[i] = cudaGraphEdgeData{};
+        }
+    *pNumDependencies = pDependencies ? std::min(*pNumDependencies, node->deps.size()) : node->deps.size();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes,
+                                           struct cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+{
+    if (!node || !pNumDependentNodes)
+        return fail(cudaErrorInvalidValue, "cudaGraphNodeGetDependentNodes: pass a node and a count's address");
+    std::vector<cudaGraphNode_t> dependents;
+    for (const auto &other : node->owner->nodes)
+        if (std::find(other->deps.begin(), other->deps.end(), node) != other->deps.end()) dependents.push_back(other.get());
+    if (pDependentNodes)
+        for (std::size_t i = 0; i < *pNumDependentNodes; ++i) {
+            pDependentNodes[i] = i < dependents.size() ? dependents[i] : nullptr;
+            if (edgeData) edgeData[i] = cudaGraphEdgeData{};
+        }
+    *pNumDependentNodes = pDependentNodes ? std::min(*pNumDependentNodes, dependents.size()) : dependents.size();
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
+{
+    if (!node) return fail(cudaErrorInvalidValue, "cudaGraphDestroyNode(NULL)");
+    CUgraph_st *graph = node->owner;
+    for (const auto &other : graph->nodes)
+        other->deps.erase(std::remove(other->deps.begin(), other->deps.end(), node), other->deps.end());
+    std::unique_ptr<CUgraphNode_st> doomed;
+    {
+        std::lock_guard<std::mutex> lock(graph_mutex);
+        for (auto it = graph->nodes.begin(); it != graph->nodes.end(); ++it)
+            if (it->get() == node) {
+                doomed = std::move(*it);
+                graph->nodes.erase(it);
+                break;
+            }
+        if (doomed) forget_graph_bodies(*doomed);
+    }
+    return doomed ? cudaSuccess : fail(cudaErrorInvalidValue, "cudaGraphDestroyNode: the node is not in its graph");
+}
+
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *pNodeParams)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphKernelNodeGetParams", node, cudaGraphNodeTypeKernel, "kernel");
+    if (!n) return cudaErrorInvalidValue;
+    if (!pNodeParams) return fail(cudaErrorInvalidValue, "cudaGraphKernelNodeGetParams: pass the parameters' address");
+    // The node keeps its arguments as the kernel's typed values, not as CUDA's array of
+    // pointers: the configuration comes back, the arguments cannot.
+    *pNodeParams = cudaKernelNodeParams{const_cast<void *>(n->kernel->call.kernel), n->kernel->config.grid,
+                                        n->kernel->config.block, (unsigned int)n->kernel->config.dynamic_shared_bytes,
+                                        nullptr, nullptr};
+    return fail(cudaErrorNotSupported, "cudaGraphKernelNodeGetParams: the emulator returns the kernel and its "
+                "configuration but not kernelParams (it keeps the arguments as typed values); set the whole "
+                "parameters again with cudaGraphKernelNodeSetParams from your own arguments");
+}
+
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphHostNodeGetParams", node, cudaGraphNodeTypeHost, "host");
+    if (!n || !pNodeParams) return n ? fail(cudaErrorInvalidValue, "cudaGraphHostNodeGetParams: no address") : cudaErrorInvalidValue;
+    *pNodeParams = n->host;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphHostNodeSetParams", node, cudaGraphNodeTypeHost, "host");
+    if (!n || !pNodeParams || !pNodeParams->fn)
+        return n ? fail(cudaErrorInvalidValue, "cudaGraphHostNodeSetParams: pass parameters with fn set") : cudaErrorInvalidValue;
+    n->host = *pNodeParams;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphMemsetNodeGetParams", node, cudaGraphNodeTypeMemset, "memset");
+    if (!n || !pNodeParams) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemsetNodeGetParams: no address") : cudaErrorInvalidValue;
+    *pNodeParams = n->fill;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphMemsetNodeSetParams", node, cudaGraphNodeTypeMemset, "memset");
+    if (!n || !pNodeParams) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemsetNodeSetParams: no parameters") : cudaErrorInvalidValue;
+    n->fill = *pNodeParams;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *pNodeParams)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphMemcpyNodeGetParams", node, cudaGraphNodeTypeMemcpy, "memcpy");
+    if (!n || !pNodeParams) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemcpyNodeGetParams: no address") : cudaErrorInvalidValue;
+    if (n->copy_1d) {
+        *pNodeParams = cudaMemcpy3DParms{};
+        pNodeParams->srcPtr = cudaPitchedPtr{const_cast<void *>(n->src), n->count, n->count, 1};
+        pNodeParams->dstPtr = cudaPitchedPtr{n->dst, n->count, n->count, 1};
+        pNodeParams->extent = cudaExtent{n->count, 1, 1};
+        pNodeParams->kind = n->kind;
+    } else {
+        *pNodeParams = n->copy;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphMemcpyNodeSetParams", node, cudaGraphNodeTypeMemcpy, "memcpy");
+    if (!n || !pNodeParams) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemcpyNodeSetParams: no parameters") : cudaErrorInvalidValue;
+    n->copy_1d = false;
+    n->copy = *pNodeParams;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *pGraph)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphChildGraphNodeGetGraph", node, cudaGraphNodeTypeGraph, "child graph");
+    if (!n || !pGraph) return n ? fail(cudaErrorInvalidValue, "cudaGraphChildGraphNodeGetGraph: no address") : cudaErrorInvalidValue;
+    *pGraph = n->body_handles[0];
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphEventRecordNodeGetEvent", node, cudaGraphNodeTypeEventRecord, "event record");
+    if (!n || !event_out) return n ? fail(cudaErrorInvalidValue, "cudaGraphEventRecordNodeGetEvent: no address") : cudaErrorInvalidValue;
+    *event_out = n->event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphEventRecordNodeSetEvent", node, cudaGraphNodeTypeEventRecord, "event record");
+    if (!n) return cudaErrorInvalidValue;
+    n->event = event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphMemAllocNodeGetParams", node, cudaGraphNodeTypeMemAlloc, "memory alloc");
+    if (!n || !params_out) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemAllocNodeGetParams: no address") : cudaErrorInvalidValue;
+    *params_out = cudaMemAllocNodeParams{};
+    params_out->poolProps.allocType = cudaMemAllocationTypePinned;
+    params_out->poolProps.location = cudaMemLocation{cudaMemLocationTypeDevice, n->allocation->device};
+    params_out->bytesize = n->allocation->size;
+    params_out->dptr = n->allocation->memory;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
+{
+    CUgraphNode_st *n = node_of_type("cudaGraphMemFreeNodeGetParams", node, cudaGraphNodeTypeMemFree, "memory free");
+    if (!n || !dptr_out) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemFreeNodeGetParams: no address") : cudaErrorInvalidValue;
+    *static_cast<void **>(dptr_out) = n->free_pointer;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int)
+{
+    cudaError_t error = check_graph("cudaGraphDebugDotPrint", graph);
+    if (error != cudaSuccess) return error;
+    std::FILE *out = path ? std::fopen(path, "w") : nullptr;
+    if (!out) return fail(cudaErrorOperatingSystem, "cudaGraphDebugDotPrint: cannot write %s", path ? path : "(NULL)");
+    std::fprintf(out, "digraph cuda_graph {\n");
+    dot_graph(out, *graph, "n");
+    std::fprintf(out, "}\n");
+    std::fclose(out);
     return cudaSuccess;
 }
 
@@ -1008,6 +1298,52 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGra
     if (target->type != cudaGraphNodeTypeKernel)
         return fail(cudaErrorInvalidValue, "cudaGraphExecKernelNodeSetParams: the node is not a kernel node");
     return bind_kernel("cudaGraphExecKernelNodeSetParams", pNodeParams, &target->kernel);
+}
+
+cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                           const struct cudaHostNodeParams *pNodeParams)
+{
+    CUgraphNode_st *target = exec_node("cudaGraphExecHostNodeSetParams", hGraphExec, node);
+    return target ? cudaGraphHostNodeSetParams(target, pNodeParams) : cudaErrorInvalidValue;
+}
+
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemsetParams *pNodeParams)
+{
+    CUgraphNode_st *target = exec_node("cudaGraphExecMemsetNodeSetParams", hGraphExec, node);
+    return target ? cudaGraphMemsetNodeSetParams(target, pNodeParams) : cudaErrorInvalidValue;
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemcpy3DParms *pNodeParams)
+{
+    CUgraphNode_st *target = exec_node("cudaGraphExecMemcpyNodeSetParams", hGraphExec, node);
+    return target ? cudaGraphMemcpyNodeSetParams(target, pNodeParams) : cudaErrorInvalidValue;
+}
+
+cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int isEnabled)
+{
+    CUgraphNode_st *target = exec_node("cudaGraphNodeSetEnabled", hGraphExec, hNode);
+    if (!target) return cudaErrorInvalidValue;
+    target->enabled = isEnabled != 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t hNode, unsigned int *isEnabled)
+{
+    CUgraphNode_st *target = exec_node("cudaGraphNodeGetEnabled", hGraphExec, hNode);
+    if (!target || !isEnabled) return target ? fail(cudaErrorInvalidValue, "cudaGraphNodeGetEnabled: no address") : cudaErrorInvalidValue;
+    *isEnabled = target->enabled;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned long long *flags)
+{
+    std::lock_guard<std::mutex> lock(graph_mutex);
+    if (!graphExec || !live_execs().count(graphExec) || !flags)
+        return fail(cudaErrorInvalidValue, "cudaGraphExecGetFlags: pass an executable graph and a flags' address");
+    *flags = 0;
+    return cudaSuccess;
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst,
