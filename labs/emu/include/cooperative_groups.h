@@ -233,7 +233,9 @@ protected:
     template <class T>
     T from_rank(T var, unsigned int rank) const
     {
-        int lane = (int)cudaemu::lane_of_rank(mask_, rank);
+        // A tile's lanes are consecutive: rank r is r lanes above the lowest.
+        unsigned int low = (unsigned int)__builtin_ctz(mask_), run = mask_ >> low;
+        int lane = (run & (run + 1)) == 0 ? (int)(low + rank) : (int)cudaemu::lane_of_rank(mask_, rank);
         return cudaemu::shuffle_in_pieces(var, [&](auto piece) { return __shfl_sync(mask_, piece, lane); });
     }
     warp_group_base(details::group_kind kind, unsigned int mask, unsigned int meta_rank, unsigned int meta_size)
