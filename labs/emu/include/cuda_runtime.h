@@ -23,6 +23,7 @@
 #include "cuda_emu/math_intrinsics.h"
 #include "cuda_emu/memory_access.h"
 #include "cuda_emu/shared_memory.h"
+#include "cuda_emu/texture_fetch.h"
 
 // ---- C++ overloads, as in CUDA's cuda_runtime.h: typed pointers without casts.
 template <class T>

@@ -138,3 +138,7 @@ cudaError_t cudaProfilerStop(void);
 
 #include "cuda_emu/access_policy.h"
 #include "cuda_emu/removed_api.h"
+// CUDA arrays, textures and surfaces: their types and API calls.
+#include "cuda_emu/texture_types.h"
+// CUDA graphs, stream capture and memory pools.
+#include "cuda_emu/graph_types.h"

@@ -32,12 +32,26 @@ struct LaunchConfig {
 };
 
 // One launch as the runtime sees it: a way to run the kernel body for the current thread.
+// A graph keeps a launch to run later (stream capture, cudaGraphAddKernelNode): it copies the
+// bound arguments with clone_args and frees its copy with destroy_args.
 struct KernelCall {
     const void *kernel;        // the kernel's address (the key of its attributes)
     const char *name;          // as written at the launch, for diagnostics
     void (*run_thread)(void *bound_args);
     void *bound_args;
+    void *(*clone_args)(const void *bound_args) = nullptr;
+    void (*destroy_args)(void *bound_args) = nullptr;
 };
+template <class Bound>
+void *clone_bound(const void *bound)
+{
+    return new Bound(*static_cast<const Bound *>(bound));
+}
+template <class Bound>
+void destroy_bound(void *bound)
+{
+    delete static_cast<Bound *>(bound);
+}
 cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool cooperative);
 
 // Bound arguments of a kernel with parameter types P..., stored once for all threads.
@@ -62,7 +76,9 @@ public:
     void operator()(P... args) const
     {
         BoundKernel<P...> bound{kernel_, std::tuple<std::decay_t<P>...>(args...)};
-        launch(config_, KernelCall{reinterpret_cast<const void *>(kernel_), name_, &BoundKernel<P...>::run, &bound},
+        launch(config_,
+               KernelCall{reinterpret_cast<const void *>(kernel_), name_, &BoundKernel<P...>::run, &bound,
+                          &clone_bound<BoundKernel<P...>>, &destroy_bound<BoundKernel<P...>>},
                false);
     }
 
@@ -102,7 +118,10 @@ public:
         using Bound = BoundCall<Call, std::decay_t<A>...>;
         Bound bound{call_, std::tuple<std::decay_t<A>...>(std::forward<A>(args)...)};
         // No address names the instantiation; the launch site's own function stands for it.
-        launch(config_, KernelCall{reinterpret_cast<const void *>(&Bound::run), name_, &Bound::run, &bound}, false);
+        launch(config_,
+               KernelCall{reinterpret_cast<const void *>(&Bound::run), name_, &Bound::run, &bound, &clone_bound<Bound>,
+                          &destroy_bound<Bound>},
+               false);
     }
 
 private:
@@ -127,7 +146,9 @@ inline cudaError_t launch_with_arg_array(void (*kernel)(P...), const char *name,
                                          void **args, bool cooperative, std::index_sequence<I...>)
 {
     BoundKernel<P...> bound{kernel, std::tuple<std::decay_t<P>...>(*static_cast<std::decay_t<P> *>(args[I])...)};
-    return launch(config, KernelCall{reinterpret_cast<const void *>(kernel), name, &BoundKernel<P...>::run, &bound},
+    return launch(config,
+                  KernelCall{reinterpret_cast<const void *>(kernel), name, &BoundKernel<P...>::run, &bound,
+                             &clone_bound<BoundKernel<P...>>, &destroy_bound<BoundKernel<P...>>},
                   cooperative);
 }
 

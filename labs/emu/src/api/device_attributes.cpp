@@ -59,7 +59,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
     case cudaDevAttrReservedSharedMemoryPerBlock: *value = (int)p.reservedSharedMemPerBlock; break;
     case cudaDevAttrHostRegisterSupported: *value = 1; break;
-    case cudaDevAttrMemoryPoolsSupported: *value = 0; break;
+    case cudaDevAttrMemoryPoolsSupported: *value = 1; break;  // src/api/memory_pools.cpp
     default:
         return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute %d is not emulated", (int)attr);
     }

@@ -21,7 +21,10 @@ int device_of(const void *address)
 {
     Allocation allocation;
     if (!address || !find_allocation(address, &allocation)) return -1;
-    return allocation.kind == MemoryKind::Device || allocation.kind == MemoryKind::Managed ? allocation.device : -1;
+    return allocation.kind == MemoryKind::Device || allocation.kind == MemoryKind::Managed ||
+                   allocation.kind == MemoryKind::Graph
+               ? allocation.device
+               : -1;
 }
 }  // namespace
 

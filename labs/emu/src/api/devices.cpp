@@ -137,6 +137,7 @@ cudaDeviceProp device_properties(int device)
     prop.maxBlocksPerMultiProcessor = kMaxBlocksPerMultiprocessor;
     prop.reservedSharedMemPerBlock = kReservedSharedPerBlock;
     prop.hostRegisterSupported = 1;
+    prop.memoryPoolsSupported = 1;
     prop.unifiedFunctionPointers = 1;
     prop.deviceNumaId = -1;
     prop.hostNumaId = -1;

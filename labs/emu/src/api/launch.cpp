@@ -9,6 +9,7 @@
 #include "engine/block_runner.h"
 #include "api/device_work.h"
 #include "api/devices.h"
+#include "api/graph_capture.h"
 #include "reports/diagnostics.h"
 #include "engine/grid_executor.h"
 #include "engine/profiler.h"
@@ -78,6 +79,8 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
         fatal("kernel %s%s was launched from inside a kernel: dynamic parallelism (launches from device code, "
               "nvcc -rdc=true) is not emulated; launch it from host code",
               name.c_str(), where(config).c_str());
+    cudaError_t captured;
+    if (__builtin_expect(capture_possible(), 0) && capture_kernel(config, call, cooperative, &captured)) return captured;
     cudaError_t error = check_stream(config.stream, "kernel launch");
     if (error == cudaSuccess) error = check_configuration(config, info, name.c_str(), cooperative);
     if (error != cudaSuccess) return error;

@@ -13,6 +13,7 @@
 #include "reports/diagnostics.h"
 #include "api/devices.h"
 #include "api/memory_owners.h"
+#include "api/graph_capture.h"
 #include "api/memory_registry.h"
 #include "api/streams.h"
 
@@ -78,6 +79,7 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int)
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t stream)
 {
     cudaError_t error = check_stream(stream, "cudaMallocAsync");
+    if (error == cudaSuccess && devPtr && capture_possible() && capture_malloc(stream, devPtr, size, &error)) return error;
     return error != cudaSuccess ? error : allocate("cudaMallocAsync", devPtr, size, MemoryKind::Device, kDeviceAlignment);
 }
 
@@ -93,6 +95,9 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
 cudaError_t cudaFree(void *devPtr)
 {
     Allocation allocation;
+    if (devPtr && find_allocation(devPtr, &allocation) && allocation.kind == MemoryKind::Graph &&
+        allocation.start == devPtr)
+        return free_graph_allocation("cudaFree", devPtr);
     if (devPtr && find_allocation(devPtr, &allocation) && allocation.kind == MemoryKind::Managed)
         return free_kind("cudaFree", devPtr, MemoryKind::Managed, "cudaMallocManaged");
     return free_kind("cudaFree", devPtr, MemoryKind::Device, "cudaMalloc");
@@ -101,6 +106,7 @@ cudaError_t cudaFree(void *devPtr)
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream)
 {
     cudaError_t error = check_stream(stream, "cudaFreeAsync");
+    if (error == cudaSuccess && devPtr && capture_possible() && capture_free(stream, devPtr, &error)) return error;
     return error != cudaSuccess ? error : cudaFree(devPtr);
 }
 
@@ -161,12 +167,13 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, c
     }
     attributes->device = allocation.device;
     switch (allocation.kind) {
-    case MemoryKind::Device: attributes->type = cudaMemoryTypeDevice; break;
+    case MemoryKind::Device:
+    case MemoryKind::Graph: attributes->type = cudaMemoryTypeDevice; break;
     case MemoryKind::Managed: attributes->type = cudaMemoryTypeManaged; break;
     default: attributes->type = cudaMemoryTypeHost; break;
     }
     attributes->devicePointer = const_cast<void *>(ptr);
-    if (allocation.kind != MemoryKind::Device) attributes->hostPointer = const_cast<void *>(ptr);
+    if (allocation.kind != MemoryKind::Device && allocation.kind != MemoryKind::Graph) attributes->hostPointer = const_cast<void *>(ptr);
     return cudaSuccess;
 }
 

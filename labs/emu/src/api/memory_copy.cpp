@@ -11,6 +11,7 @@
 #include "api/device_work.h"
 #include "api/devices.h"
 #include "api/memory_owners.h"
+#include "api/graph_capture.h"
 #include "api/memory_registry.h"
 #include "api/streams.h"
 
@@ -132,6 +133,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cudaError_t error = check_stream(stream, "cudaMemcpyAsync");
+    if (error == cudaSuccess && capture_possible() && capture_copy_1d(stream, dst, src, count, kind, &error)) return error;
     return error != cudaSuccess ? error : copy("cudaMemcpyAsync", dst, src, count, kind);
 }
 
@@ -145,6 +147,14 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
                               enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     cudaError_t error = check_stream(stream, "cudaMemcpy2DAsync");
+    if (error == cudaSuccess && capture_possible()) {
+        cudaMemcpy3DParms copy3d = {};
+        copy3d.srcPtr = cudaPitchedPtr{const_cast<void *>(src), spitch, width, height};
+        copy3d.dstPtr = cudaPitchedPtr{dst, dpitch, width, height};
+        copy3d.extent = cudaExtent{width, height, 1};
+        copy3d.kind = kind;
+        if (capture_copy(stream, copy3d, &error)) return error;
+    }
     return error != cudaSuccess ? error : copy_2d("cudaMemcpy2DAsync", dst, dpitch, src, spitch, width, height, kind);
 }
 
@@ -176,6 +186,9 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count) { return set("cuda
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
     cudaError_t error = check_stream(stream, "cudaMemsetAsync");
+    if (error == cudaSuccess && capture_possible() &&
+        capture_memset(stream, cudaMemsetParams{devPtr, count, (unsigned int)(value & 0xff), 1, count, 1}, &error))
+        return error;
     return error != cudaSuccess ? error : set("cudaMemsetAsync", devPtr, value, count);
 }
 
@@ -192,6 +205,9 @@ cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, si
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 {
     cudaError_t error = check_stream(stream, "cudaMemset2DAsync");
+    if (error == cudaSuccess && capture_possible() &&
+        capture_memset(stream, cudaMemsetParams{devPtr, pitch, (unsigned int)(value & 0xff), 1, width, height}, &error))
+        return error;
     return error != cudaSuccess ? error : cudaMemset2D(devPtr, pitch, value, width, height);
 }
 

@@ -10,7 +10,8 @@
 
 namespace cudaemu {
 
-enum class MemoryKind { Device, Managed, PinnedHost, RegisteredHost };
+// Graph: the memory of a graph's memory-alloc node while allocated (src/api/graphs.cpp owns it).
+enum class MemoryKind { Device, Managed, PinnedHost, RegisteredHost, Graph };
 
 struct Allocation {
     const char *start = nullptr;

@@ -8,6 +8,7 @@
 
 #include "api/api_errors.h"
 #include "api/devices.h"
+#include "api/graph_capture.h"
 #include "api/streams.h"
 
 struct CUstream_st {
@@ -149,19 +150,25 @@ cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     if (cudaError_t sticky = sticky_error()) return record_error(sticky);
-    return check_stream(stream, "cudaStreamSynchronize");
+    cudaError_t error = check_stream(stream, "cudaStreamSynchronize");
+    if (error == cudaSuccess && capture_possible()) capture_refuses_sync(stream, "cudaStreamSynchronize", &error);
+    return error;
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return check_stream(stream, "cudaStreamQuery"); }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int)
 {
     cudaError_t error = check_stream(stream, "cudaStreamWaitEvent");
-    return error != cudaSuccess ? error : check_event(event, "cudaStreamWaitEvent");
+    if (error == cudaSuccess) error = check_event(event, "cudaStreamWaitEvent");
+    if (error == cudaSuccess && capture_possible()) capture_event_wait(stream, event, &error);
+    return error;
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData, unsigned int)
 {
     cudaError_t error = check_stream(stream, "cudaStreamAddCallback");
+    if (error == cudaSuccess && capture_possible() && capture_refuses_sync(stream, "cudaStreamAddCallback", &error))
+        return error;
     if (error == cudaSuccess && callback) callback(stream, cudaSuccess, userData);
     return error;
 }
@@ -169,6 +176,8 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
     cudaError_t error = check_stream(stream, "cudaLaunchHostFunc");
+    if (error == cudaSuccess && fn && capture_possible() && capture_host_function(stream, fn, userData, &error))
+        return error;
     if (error == cudaSuccess && fn) fn(userData);
     return error;
 }
@@ -188,6 +197,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     cudaError_t error = check_event(event, "cudaEventRecord");
     if (error == cudaSuccess) error = check_stream(stream, "cudaEventRecord");
     if (error != cudaSuccess) return error;
+    if (capture_possible() && capture_event_record(event, stream, &error)) return error;
     event->recorded = true;
     event->when = std::chrono::steady_clock::now();
     return cudaSuccess;

@@ -93,7 +93,10 @@ void BlockRunner::prepare_threads(const dim3 &block)
         std::fill(std::begin(w.deposits), std::end(w.deposits), 0ull);
         w.groups.clear();
         w.results.clear();
+        w.converging.clear();
     }
+    range_barriers_.clear();
+    group_waiters_ = 0;
     // The order starts from thread order, so that it depends on the block's seed alone.
     if (random_schedule_ || start_order_shuffled_)
         for (unsigned int i = 0; i < count_; ++i) start_order_[i] = i;
@@ -210,6 +213,10 @@ CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
     if (profiling_ && w.live == 0) recorder_.flush_warp(warp);
     // A lane that returns is no longer waited for: rendezvous may now be complete.
     for (std::size_t group = w.groups.size(); group-- > 0;) complete_warp_group(warp, group);
+    if (__builtin_expect(group_waiters_ != 0, 0)) {
+        if (!w.converging.empty()) try_converge(warp);
+        for (std::size_t barrier = range_barriers_.size(); barrier-- > 0;) try_release_range(barrier);
+    }
     if (!block_waiters_.empty() && block_waiters_.size() == live_) release_block_barrier();
     if (!grid_waiters_.empty() && grid_waiters_.size() == live_) complete_grid_arrival();
 }
@@ -263,6 +270,11 @@ CUDAEMU_HOT void BlockRunner::transfer(Fiber *from, bool from_done, Next next)
 // Parks the running thread (already recorded as waiting somewhere) until it is resumed.
 CUDAEMU_HOT void BlockRunner::wait(Thread &thread)
 {
+    // A lane that parks may be the last its warp's coalesced_threads() calls wait for.
+    if (__builtin_expect(group_waiters_ != 0, 0)) {
+        unsigned int warp = thread.linear / kWarpLanes;
+        if (!warps_[warp].converging.empty()) try_converge(warp);
+    }
     Next next = pick_next();
     if (next.kind == NextKind::Resume && next.thread == &thread) {
         enter(thread);
@@ -375,6 +387,86 @@ void BlockRunner::warn_missing_lanes(unsigned int mask, unsigned int exists) con
 unsigned int BlockRunner::live_lanes() const
 {
     return running_ ? warps_[running_->linear / kWarpLanes].live : 1u;
+}
+
+// ---- cg::coalesced_threads(). A GPU's coalesced group is the lanes of the warp that are
+// active together at the call. Threads here run one at a time, so the emulator forms the
+// group when it can no longer grow: once every live lane of the warp is waiting (at this call,
+// a barrier, a warp function) or has returned, the lanes waiting at this call site are the
+// group (those at another coalesced_threads() call form their own). Lanes that took the other
+// side of a branch are therefore not in it, as on a GPU; a lane that reaches the call in a
+// later iteration of a loop while the others still wait joins them, which a GPU would not do
+// (the group is then larger, never inconsistent: every member sees the same mask).
+void BlockRunner::try_converge(unsigned int warp)
+{
+    Warp &w = warps_[warp];
+    for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
+        if ((w.live & (1u << lane)) && threads_[warp * kWarpLanes + lane].state != State::Waiting) return;
+    for (const Convergence &group : w.converging)
+        for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
+            if (group.arrived & (1u << lane)) {
+                threads_[warp * kWarpLanes + lane].converged = group.arrived;
+                make_ready(warp * kWarpLanes + lane);
+                --group_waiters_;
+            }
+    w.converging.clear();
+}
+
+unsigned int BlockRunner::converge(const char *file, int line)
+{
+    Thread &thread = *running_;
+    unsigned int warp = thread.linear / kWarpLanes, bit = 1u << (thread.linear % kWarpLanes);
+    Warp &w = warps_[warp];
+    std::size_t group = 0;
+    while (group < w.converging.size() &&
+           !(w.converging[group].line == line && w.converging[group].file == file))
+        ++group;
+    if (group == w.converging.size()) w.converging.push_back(Convergence{file, line, 0});
+    w.converging[group].arrived |= bit;
+    ++group_waiters_;
+    thread.state = State::Waiting;
+    thread.wait = Wait::Converge;
+    wait(thread);  // try_converge runs there
+    return thread.converged;
+}
+
+// ---- The barrier of a multi-warp tile: threads first .. first + count - 1 of the block.
+unsigned int BlockRunner::live_in_range(unsigned int first, unsigned int count) const
+{
+    unsigned int live = 0;
+    for (unsigned int linear = first; linear < first + count && linear < count_; ++linear)
+        if (warps_[linear / kWarpLanes].live & (1u << (linear % kWarpLanes))) ++live;
+    return live;
+}
+
+bool BlockRunner::try_release_range(std::size_t barrier)
+{
+    RangeBarrier &b = range_barriers_[barrier];
+    if (b.waiters.size() < live_in_range(b.first, b.count)) return false;
+    for (unsigned int linear : b.waiters) make_ready(linear);
+    group_waiters_ -= (unsigned int)b.waiters.size();
+    // The detector has no partial-block epochs: ordering the whole block may hide a race
+    // between two tiles (a miss), never report one that is not there.
+    if (racecheck_) race_shadow_.barrier();
+    range_barriers_[barrier] = std::move(range_barriers_.back());
+    range_barriers_.pop_back();
+    return true;
+}
+
+void BlockRunner::sync_range(unsigned int first, unsigned int count)
+{
+    Thread &thread = *running_;
+    std::size_t barrier = 0;
+    while (barrier < range_barriers_.size() &&
+           !(range_barriers_[barrier].first == first && range_barriers_[barrier].count == count))
+        ++barrier;
+    if (barrier == range_barriers_.size()) range_barriers_.push_back(RangeBarrier{first, count, {}});
+    range_barriers_[barrier].waiters.push_back(thread.linear);
+    ++group_waiters_;
+    thread.state = State::Waiting;
+    thread.wait = Wait::Range;
+    try_release_range(barrier);
+    wait(thread);
 }
 
 // ---- this_grid().sync()

@@ -50,6 +50,11 @@ public:
     WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate);
     unsigned int live_lanes() const;
     void sync_grid();
+    // cg::coalesced_threads(): the lanes of the caller's warp that reach this call (`file`,
+    // `line`) before the warp can go no further (see converge()).
+    unsigned int converge(const char *file, int line);
+    // The barrier of a tile of whole warps (cg::thread_block_tile<N> with N > 32).
+    void sync_range(unsigned int first, unsigned int count);
     // The memory-access hook (cuda_emu/memory_access.h), on the running thread's behalf.
     void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
     void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
@@ -68,7 +73,7 @@ public:
 
 private:
     enum class State : unsigned char { Unstarted, Running, Waiting, Ready, Exited };
-    enum class Wait : unsigned char { None, Block, Warp, Grid };
+    enum class Wait : unsigned char { None, Block, Warp, Grid, Converge, Range };
     struct Thread {
         uint3 index;
         unsigned int linear;
@@ -76,6 +81,18 @@ private:
         State state;
         Wait wait;
         unsigned short warp_result;  // which of its warp's results to read when resumed
+        unsigned int converged;      // the lanes of its coalesced group, once formed
+    };
+    // Lanes waiting in cg::coalesced_threads() at one call site.
+    struct Convergence {
+        const char *file;
+        int line;
+        unsigned int arrived;
+    };
+    // Threads waiting at the barrier of one multi-warp tile.
+    struct RangeBarrier {
+        unsigned int first, count;
+        std::vector<unsigned int> waiters;
     };
     // Lanes of one warp waiting in warp functions called with the same mask: CUDA requires
     // the lanes a mask names to call the same function with that mask, so each distinct mask
@@ -98,6 +115,7 @@ private:
         unsigned long long deposits[32];   // the waiting lanes' values
         std::vector<WarpGroup> groups;     // rendezvous still waiting for lanes
         std::vector<WarpResult> results;   // finished rendezvous not yet read by all lanes
+        std::vector<Convergence> converging;  // coalesced_threads() calls not yet formed
     };
     enum class NextKind { Resume, Start, Finish };
     struct Next {
@@ -118,6 +136,9 @@ private:
     void release_block_barrier();
     bool complete_warp_group(unsigned int warp, std::size_t group);
     void complete_grid_arrival();
+    void try_converge(unsigned int warp);
+    bool try_release_range(std::size_t barrier);
+    unsigned int live_in_range(unsigned int first, unsigned int count) const;
     Fiber *acquire_fiber();
     [[noreturn]] void report_deadlock();
     void warn_missing_lanes(unsigned int mask, unsigned int exists) const;
@@ -138,6 +159,10 @@ private:
     int vote_arrivals_[2] = {0, 0};
     std::vector<unsigned int> grid_waiters_;
     std::vector<Warp> warps_;
+    std::vector<RangeBarrier> range_barriers_;
+    // Threads waiting in coalesced_threads() or a multi-warp tile's sync: while none do, a
+    // thread that parks or returns checks nothing more than this count.
+    unsigned int group_waiters_ = 0;
     Random random_;
     bool random_schedule_ = false;
 

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "engine/block_runner.h"
+#include "reports/diagnostics.h"
 
 namespace cudaemu {
 
@@ -30,6 +31,26 @@ unsigned int live_lanes()
 {
     BlockRunner *runner = BlockRunner::running_kernel();
     return runner ? runner->live_lanes() : 1u;
+}
+
+unsigned int converge_lanes(const char *file, int line)
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner ? runner->converge(file, line) : 1u;
+}
+
+void cg_misuse(const char *what)
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    if (runner && runner->grid())
+        fatal("cooperative groups in kernel %s%s: %s", runner->grid()->kernel_name,
+              runner->grid()->launch_site().c_str(), what);
+    fatal("cooperative groups: %s", what);
+}
+
+void sync_thread_range(unsigned int first, unsigned int count)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->sync_range(first, count);
 }
 
 void sync_grid()

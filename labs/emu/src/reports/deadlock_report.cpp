@@ -31,17 +31,19 @@ std::string ranges(const std::vector<unsigned int> &numbers)
 
 void BlockRunner::report_deadlock()
 {
-    std::vector<unsigned int> at_block, at_warp, at_grid;
+    std::vector<unsigned int> at_block, at_warp, at_grid, at_tile;
     for (const Thread &thread : threads_) {
         if (thread.state != State::Waiting) continue;
         if (thread.wait == Wait::Block) at_block.push_back(thread.linear);
         if (thread.wait == Wait::Warp) at_warp.push_back(thread.linear);
         if (thread.wait == Wait::Grid) at_grid.push_back(thread.linear);
+        if (thread.wait == Wait::Range) at_tile.push_back(thread.linear);
     }
     std::string waits;
     if (!at_block.empty()) waits += "\n  at __syncthreads(): threads " + ranges(at_block);
     if (!at_warp.empty())
         waits += "\n  in a warp function (__shfl*_sync, __ballot_sync, __syncwarp, ...): threads " + ranges(at_warp);
+    if (!at_tile.empty()) waits += "\n  at the sync() of a tile of more than 32 threads: threads " + ranges(at_tile);
     if (!at_grid.empty()) waits += "\n  at this_grid().sync(): threads " + ranges(at_grid);
     fatal("deadlock in kernel %s%s, block (%u,%u,%u): every thread that has not returned waits, "
           "and none of the barriers can complete:%s\n"

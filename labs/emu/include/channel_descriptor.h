@@ -1,0 +1,3 @@
+// CUDA's channel_descriptor.h under emulation: the texture and surface types, and cudaCreateChannelDesc.
+#pragma once
+#include "cuda_emu/texture_types.h"

@@ -1,0 +1,3 @@
+// CUDA's surface_indirect_functions.h under emulation: texture fetches and surface reads and writes.
+#pragma once
+#include "cuda_runtime.h"
