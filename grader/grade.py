@@ -42,6 +42,7 @@ from grader.verdict import AC, CE, IE, RE, SLOW, WA, CaseResult, determine_verdi
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
+PROFILE_SLOWDOWN = 3  # a profiled run's time limit, times the case's (make emu-bench measures the cost)
 LIMIT_FACTOR, LIMIT_FLOOR_S = 50, 30.0  # a case's time limit against the reference's time
 # On a GPU node the emulator runs what one GPU cannot show (several devices, its race detector):
 # a submission must build there too, or a #error under CUDA_EMULATION would skip those runs.
@@ -326,7 +327,7 @@ class Grader:
         if binary is None:
             return sanitize.Finding(f"{checker}: {EMULATED_BUILD_FAILED}: {failure[:200]}", True)
         outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
-                                       env={"EMU_RACECHECK": "1"})
+                                       env={"EMU_RACECHECK": "1", "EMU_PROFILE": "0"})
         verdict, reason = judge(self.lab, slow, outcome, output)
         output.remove()
         if verdict == AC:
@@ -376,7 +377,7 @@ class Grader:
             return True
         if not self.emu:
             return False
-        outcome, output, _ = self._run(program, ready, self.work, env={"CUDA_EMU_DEVICES": "1"})
+        outcome, output, _ = self._run(program, ready, self.work, env={"CUDA_EMU_DEVICES": "1", "EMU_PROFILE": "0"})
         verdict, _ = judge(self.lab, ready, outcome, output)
         output.remove()
         return verdict == AC
@@ -424,10 +425,15 @@ class Grader:
             if binary is None:  # not a pass: code that will not build there would dodge the runs
                 verdict, reason = CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the run {label}: {failure[:200]}"))
                 break
-            profiled = self.emu and first is None  # the lab's work is judged on the first run's profile
-            outcome, output, figures = self._run(binary, ready, self.work,
+            # The lab's work is judged on the first run's profile, which may take PROFILE_SLOWDOWN
+            # times as long (a barrier-heavy kernel's every access is logged and regrouped).
+            profiled = self.emu and first is None and self.lab.work.active
+            run_ready = ready if not profiled else ReadyCase(
+                dataclasses.replace(case, time_limit_s=case.time_limit_s * PROFILE_SLOWDOWN), ready.input_path,
+                ready.expected_path)
+            outcome, output, figures = self._run(binary, run_ready, self.work,
                                                  env=env if profiled else {**env, "EMU_PROFILE": "0"})
-            verdict, reason = judge(self.lab, ready, outcome, output)
+            verdict, reason = judge(self.lab, run_ready, outcome, output)
             if verdict == AC and profiled:
                 verdict, reason = work_verdict(self.lab, ready, env, output.read_profile())
             if self.keep_outputs:
@@ -555,7 +561,8 @@ class Grader:
                 if emulated:
                     continue
                 outcome, output, _ = self._run(build.programs[case.program], ready,
-                                               self.work.with_name(self.lab.id + "-reference"), env=env)
+                                               self.work.with_name(self.lab.id + "-reference"),
+                                               env={**env, "EMU_PROFILE": "0"})
                 output.remove()
                 if runtime_error(outcome, case.time_limit_s) is not None:
                     break

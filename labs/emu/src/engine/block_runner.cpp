@@ -410,7 +410,7 @@ bool BlockRunner::on_own_stack(const void *address) const
 }
 
 // One access for the profile: into shared memory (a pointer into the arena) or global memory.
-void BlockRunner::profile(const void *address, std::size_t size, Op op, const AccessSite *site)
+CUDAEMU_NO_ASAN void BlockRunner::profile(const void *address, std::size_t size, Op op, const AccessSite *site)
 {
     if (!running_) return;
     Space space = arena_.contains(address) ? Space::Shared : Space::Global;
@@ -418,7 +418,7 @@ void BlockRunner::profile(const void *address, std::size_t size, Op op, const Ac
     recorder_.record(running_->linear, site, (std::uintptr_t)address, (std::uint32_t)size, space, op);
 }
 
-void BlockRunner::observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
+CUDAEMU_NO_ASAN void BlockRunner::observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
 {
     if (profiling_ && running_ && arena_.contains(address)) {
         if (kind != Access::Write && kind != Access::Rewrite) profile(address, size, Op::Load, site);
@@ -428,7 +428,7 @@ void BlockRunner::observe_shared_access(const void *address, std::size_t size, A
     race_shadow_.access(*grid_, block_index_, running_->linear, arena_.offset_of(address), kind, site);
 }
 
-void BlockRunner::observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
+CUDAEMU_NO_ASAN void BlockRunner::observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
 {
     if (!profiling_) return;
     if (kind != Access::Write) profile(address, size, Op::Load, site);
