@@ -135,11 +135,12 @@ inline T &&global_written(T &&result, Site site)
 }
 
 // `x = in[i]`: the lvalue, unchanged (an rvalue, from a class's operator[], passes through).
+// constexpr, so that `constexpr int w = weights[2];` still compiles: nothing is watched then.
 template <class T, class Site>
-inline T &&global_read(T &&ref, Site site)
+constexpr T &&global_read(T &&ref, Site site)
 {
     if constexpr (std::is_lvalue_reference<T>::value) {
-        if (__builtin_expect(access_hooks_on, 0))
+        if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
     }
     return static_cast<T &&>(ref);
