@@ -260,6 +260,11 @@ def every_device_works(profile: dict, facts: CaseFacts, settings: dict) -> str |
     output_bytes = 0
     for output in profile.get("outputs", []):
         output_bytes += output.get("bytes", 0)
+        if any(part.get("device", -1) < 0 for part in output.get("parts", [])):
+            # Staged through the program's own host buffer: what each device's kernels wrote and
+            # the device copied back.
+            for device, count in output.get("staged_own_by_device", []):
+                computed[device] = computed.get(device, 0) + count
         for part in output.get("parts", []):
             for writer_id, count in part.get("writers", []):
                 writer = writers.get(writer_id, {})

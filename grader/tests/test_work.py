@@ -116,6 +116,11 @@ def test_every_device_works():
     assert "device 1 of 2 ran no kernel" in work.every_device_works(one, facts, {})
     silent = dict(both, devices=[{"device": 0, "launches": 3}, {"device": 1, "launches": 3}])
     assert "never exchanged" in work.every_device_works(silent, facts, {})
+    staged = dict(both, outputs=[{"what": "d", "bytes": 8, "staged_own_by_device": [[0, 64], [1, 64]],
+                                  "parts": [part([], device=-1)]}])
+    assert work.every_device_works(staged, facts, {}) is None
+    staged["outputs"][0]["staged_own_by_device"] = [[0, 64]]
+    assert "from device 1's kernels" in work.every_device_works(staged, facts, {})
 
 
 def test_rules_parse_and_refuse_unknown_checks():
