@@ -24,6 +24,17 @@ __thread dim3 gridDim;
 
 namespace cudaemu {
 __thread BlockRunner *tls_kernel_runner = nullptr;
+__thread const char *fiber_stack_low = nullptr;
+__thread const char *fiber_stack_high = nullptr;
+
+namespace {
+// The hooks' view of the running fiber's stack (cuda_emu/memory_access.h); none outside a kernel.
+inline void set_fiber_stack(const Fiber *fiber)
+{
+    fiber_stack_low = fiber ? fiber->stack_low() : nullptr;
+    fiber_stack_high = fiber && fiber_stack_low ? fiber_stack_low + fiber->stack_bytes() : nullptr;
+}
+}  // namespace
 
 namespace {
 thread_local BlockRunner *tls_runner = nullptr;  // this CPU thread's runner, once made
@@ -134,8 +145,10 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     Fiber *first = acquire_fiber();
     first->reset(&BlockRunner::fiber_main);
     current_fiber_ = first;
+    set_fiber_stack(first);
     Fiber::switch_to(&native_, first, false);
     // Every thread of the block has returned.
+    set_fiber_stack(nullptr);
     if (profiling_) recorder_.end_block();
     tls_kernel_runner = nullptr;
     running_ = nullptr;
@@ -250,6 +263,7 @@ CUDAEMU_HOT void BlockRunner::transfer(Fiber *from, bool from_done, Next next)
     }
     if (from_done) free_fibers_.push_back(from);
     current_fiber_ = to;
+    set_fiber_stack(to == &native_ ? nullptr : to);
     Fiber::switch_to(from, to, from_done);
 }
 
