@@ -137,3 +137,14 @@ def test_judge_applies_checks_by_params_and_a_missing_profile_fails():
     assert "1 kernel launch" in work.judge(rules, facts, {"launches": [launch()]})
     assert work.judge(rules, CaseFacts("c", "fw", {"n": 2, "baseline": "naive"}), {"launches": []}) is None
     assert "profile" in work.judge(rules, facts, None)
+
+
+def test_case_options_from_args_let_hidden_cases_match():
+    options = work.case_options(["--n", "{n}", "--kernel", "tiled", "--out", "{output}"], {"n": 40})
+    assert options["kernel"] == "tiled" and options["n"] == 40 and "out" not in options
+
+
+def test_coalescing_is_not_asked_of_blocks_narrower_than_a_few_lanes():
+    scattered = {"requests": 100, "sectors": 3200, "bytes": 1, "accesses": 1}
+    narrow = CaseFacts("c", "matmul", {"n": 16, "ntx": 1})
+    assert work.coalesced_loads({"launches": [launch(loads=scattered)]}, narrow, {"min_ntx": 8}) is None
