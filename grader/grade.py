@@ -384,14 +384,15 @@ class Grader:
 
     def _work_on_gpu_node(self, case: Case, ready: ReadyCase, reason: str) -> tuple[str, str]:
         """On a GPU node, lab.toml's [work] judged on the case run once more under the emulated
-        build (on the most devices the lab grades, for a multi-device program); GPU-sized cases
-        (group large) are left to the timing thresholds. (AC, reason) when met."""
+        build, with the race detector (on the most devices the lab grades, for a multi-device
+        program); GPU-sized cases (group large) are left to the timing thresholds. (AC, reason)
+        when met."""
         if not self.lab.work.active or case.group == LARGE:
             return AC, reason
         binary, failure = self._emulated(case.program)
         if binary is None:
             return CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the check of the lab's work: {failure[:200]}"))
-        env = {}
+        env = {"EMU_RACECHECK": "1"}  # a lost update that happened to come out right on the GPU is named here
         if case.program in self.lab.multi_device_programs and self.lab.device_counts:
             env["CUDA_EMU_DEVICES"] = str(max(self.lab.device_counts))
         slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
