@@ -187,6 +187,7 @@ class Grader:
         # On a GPU node, emulated builds (by whether ASan is on): for multi-device runs on a node
         # with too few GPUs, and for lab.toml's [sanitize] emulator_checks.
         self._emulated_builds: dict[bool, BuildResult] = {}
+        self.work_unchecked = ""  # why lab.toml's [work] could not be judged on this GPU node
         self.reference_walls: dict[str, float] = {}
 
     def _short(self, reason: str) -> str:
@@ -265,6 +266,10 @@ class Grader:
             result = self._grade_case(case, build.programs[case.program], reference, report)
             self.log(f"  {case.name}: {result.verdict} ({result.reason})")
             report.results.append(result)
+        if self.work_unchecked:
+            report.notes.append(f"the lab's work (lab.toml [work]) was not checked: the emulated build it runs "
+                                f"could not be made on this node ({one_line(self.work_unchecked)[:200]}); install "
+                                f"what it names, or grade under the emulator (--emu)")
         flagged = [r.case for r in report.results if r.timing_flagged]
         if flagged:
             report.notes.append(f"timing flagged on {', '.join(flagged)}: the program's own figures disagree "
@@ -390,6 +395,11 @@ class Grader:
         if not self.lab.work.active or case.group == LARGE:
             return AC, reason
         binary, failure = self._emulated(case.program)
+        if binary is None and self._emulated_builds[False].grader_error:
+            # The node lacks what the emulator needs (Boost.Context): the grader's failing, not the
+            # student's. The case keeps its verdict; the report says the work was not checked.
+            self.work_unchecked = failure
+            return AC, reason
         if binary is None:
             return CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the check of the lab's work: {failure[:200]}"))
         env = {"EMU_RACECHECK": "1"}  # a lost update that happened to come out right on the GPU is named here
