@@ -121,7 +121,7 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
 def work_verdict(lab: Lab, ready: ReadyCase, env: dict[str, str], profile: dict | None) -> tuple[str, str]:
     """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py)."""
     n, m = work_rules.header_sizes(ready.input_path)
-    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, dict(ready.case.params), n, m,
-                           int(env.get("CUDA_EMU_DEVICES", "1")))
+    params = work_rules.case_options(list(ready.case.args), dict(ready.case.params))
+    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, params, n, m, int(env.get("CUDA_EMU_DEVICES", "1")))
     reason = work_rules.judge(lab.work, facts, profile)
     return (AC, "correct") if reason is None else (work_rules.WORK, one_line(f"not the lab's work: {reason}"))

@@ -37,6 +37,8 @@ from grader.text import one_line
 from grader.timing import ReferenceTiming
 from grader.verdict import AC, CE, IE, WA, CaseResult
 
+PROFILE_SLOWDOWN = 3  # a profiled run's time limit, times the case's (make emu-bench measures the cost)
+
 
 class Grader:
     """Grades one source. sandbox: "auto" | "require" | "off" | a Sandbox (None: LABKIT_SANDBOX,
@@ -67,6 +69,7 @@ class Grader:
         # On a GPU node, emulated builds (by whether ASan is on): for multi-device runs on a node
         # with too few GPUs, and for lab.toml's [sanitize] emulator_checks.
         self._emulated_builds: dict[bool, BuildResult] = {}
+        self.work_unchecked = ""  # why lab.toml's [work] could not be judged on this GPU node
 
     def _short(self, reason: str) -> str:
         """A reason with the grader's own folders taken off the student's file names:
@@ -151,6 +154,10 @@ class Grader:
             result = self._grade_case(case, build.programs[case.program], reference, timing)
             self.log(f"  {case.name}: {result.verdict} ({result.reason})")
             report.results.append(result)
+        if self.work_unchecked:
+            report.notes.append(f"the lab's work (lab.toml [work]) was not checked: the emulated build it runs "
+                                f"could not be made on this node ({one_line(self.work_unchecked)[:200]}); install "
+                                f"what it names, or grade under the emulator (--emu)")
         flagged = [r.case for r in report.results if r.timing_flagged]
         if flagged:
             report.notes.append(f"timing flagged on {', '.join(flagged)}: the program's own figures disagree "
@@ -173,25 +180,29 @@ class Grader:
             return True
         if not self.emu:
             return False
-        outcome, output, _ = self._run(program, ready, self.work, env={"CUDA_EMU_DEVICES": "1"})
+        outcome, output, _ = self._run(program, ready, self.work, env={"CUDA_EMU_DEVICES": "1", "EMU_PROFILE": "0"})
         verdict, _ = judge(self.lab, ready, outcome, output)
         output.remove()
         return verdict == AC
 
     def _work_on_gpu_node(self, case: Case, ready: ReadyCase, reason: str) -> tuple[str, str]:
         """On a GPU node, lab.toml's [work] judged on the case run once more under the emulated
-        build (on the most devices the lab grades, for a multi-device program); GPU-sized cases
-        (group large) are left to the timing thresholds. (AC, reason) when met."""
+        build, with the race detector (on the most devices the lab grades, for a multi-device
+        program); GPU-sized cases (group large) are left to the timing thresholds. (AC, reason)
+        when met."""
         if not self.lab.work.active or case.group == LARGE:
             return AC, reason
         build = self._emulated()
+        if not build.ok and build.grader_error:
+            # The node lacks what the emulator needs: the grader's failing, not the student's.
+            # The case keeps its verdict; the report says the work was not checked.
+            self.work_unchecked = build.reason
+            return AC, reason
         if not build.ok:
-            if build.grader_error:
-                return IE, one_line(build.reason)
             return CE, one_line(self._short(f"{EMULATED_BUILD_FAILED} for the check of the lab's work: "
                                             f"{build.reason[:200]}"))
         binary = build.programs[case.program]
-        env = {}
+        env = {"EMU_RACECHECK": "1"}  # a lost update that happened to come out right on the GPU is named here
         if case.program in self.lab.multi_device_programs and self.lab.device_counts:
             env["CUDA_EMU_DEVICES"] = str(max(self.lab.device_counts))
         slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * sanitize.SLOWDOWN),
@@ -233,10 +244,15 @@ class Grader:
                                                               f"{build.reason[:200]}"))
                 break
             binary = build.programs[case.program] if build is not None else program
-            profiled = self.emu and first is None  # the lab's work is judged on the first run's profile
-            outcome, output, figures = self._run(binary, ready, self.work,
+            # The lab's work is judged on the first run's profile, which may take PROFILE_SLOWDOWN
+            # times as long (a barrier-heavy kernel's every access is logged and regrouped).
+            profiled = self.emu and first is None and self.lab.work.active
+            run_ready = ready if not profiled else ReadyCase(
+                dataclasses.replace(case, time_limit_s=case.time_limit_s * PROFILE_SLOWDOWN), ready.input_path,
+                ready.expected_path)
+            outcome, output, figures = self._run(binary, run_ready, self.work,
                                                  env=plan.env if profiled else {**plan.env, "EMU_PROFILE": "0"})
-            verdict, reason = judge(self.lab, ready, outcome, output)
+            verdict, reason = judge(self.lab, run_ready, outcome, output)
             if verdict == AC and profiled:
                 verdict, reason = work_verdict(self.lab, ready, plan.env, output.read_profile())
             if self.keep_outputs:

@@ -182,7 +182,7 @@ class SanitizerStep:
                                     f"{checker}: {EMULATED_BUILD_FAILED}: {build.reason[:200]}", not build.grader_error)
         binary = build.programs[slow.case.program]
         outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
-                                       env={"EMU_RACECHECK": "1"})
+                                       env={"EMU_RACECHECK": "1", "EMU_PROFILE": "0"})
         verdict, reason = judge(self.lab, slow, outcome, output)
         output.remove()
         if verdict == AC:

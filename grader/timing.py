@@ -133,7 +133,8 @@ class ReferenceTiming:
                 if plan.emulated_build:
                     continue
                 outcome, output, _ = self._run(build.programs[case.program], ready,
-                                               self.work.with_name(self.lab.id + "-reference"), env=plan.env)
+                                               self.work.with_name(self.lab.id + "-reference"),
+                                               env={**plan.env, "EMU_PROFILE": "0"})
                 output.remove()
                 if runtime_error(outcome, case.time_limit_s) is not None:
                     break

@@ -189,6 +189,9 @@ def coalesced_loads(profile: dict, facts: CaseFacts, settings: dict) -> str | No
     """Each array a warp reads: sectors per request near 4 (coalesced), not 32."""
     launches = student_launches(profile)
     limit = float(settings.get("max_sectors_per_request", 8))
+    # Blocks narrower than this make a warp span rows: even the coalesced indexing reads apart.
+    if int(facts.params.get("ntx", 32)) < int(settings.get("min_ntx", 8)):
+        return None
     sites: dict[tuple, list[int]] = {}
     for launch in launches:
         for site in launch.get("sites", []):
@@ -260,6 +263,11 @@ def every_device_works(profile: dict, facts: CaseFacts, settings: dict) -> str |
     output_bytes = 0
     for output in profile.get("outputs", []):
         output_bytes += output.get("bytes", 0)
+        if any(part.get("device", -1) < 0 for part in output.get("parts", [])):
+            # Staged through the program's own host buffer: what each device's kernels wrote and
+            # the device copied back.
+            for device, count in output.get("staged_own_by_device", []):
+                computed[device] = computed.get(device, 0) + count
         for part in output.get("parts", []):
             for writer_id, count in part.get("writers", []):
                 writer = writers.get(writer_id, {})
@@ -316,6 +324,20 @@ CHECKS = {
     "thread_per_edge": thread_per_edge,
     "linear_work": linear_work,
 }
+
+
+def case_options(args: tuple[str, ...] | list[str], params: dict) -> dict:
+    """The case's `--name value` arguments, its params filled in ({n} -> 17), with its params:
+    what `when` matches (a hidden case spells `--kernel tiled` in its args, not its params)."""
+    options = {}
+    for i, arg in enumerate(args[:-1]):
+        if arg.startswith("--") and not args[i + 1].startswith("--"):
+            try:
+                value = args[i + 1].format_map(params)
+            except (KeyError, ValueError, IndexError):
+                continue
+            options[arg[2:]] = int(value) if value.isdigit() else value
+    return {**options, **params}
 
 
 def _applies(when: dict, facts: CaseFacts) -> bool:

@@ -116,6 +116,11 @@ def test_every_device_works():
     assert "device 1 of 2 ran no kernel" in work.every_device_works(one, facts, {})
     silent = dict(both, devices=[{"device": 0, "launches": 3}, {"device": 1, "launches": 3}])
     assert "never exchanged" in work.every_device_works(silent, facts, {})
+    staged = dict(both, outputs=[{"what": "d", "bytes": 8, "staged_own_by_device": [[0, 64], [1, 64]],
+                                  "parts": [part([], device=-1)]}])
+    assert work.every_device_works(staged, facts, {}) is None
+    staged["outputs"][0]["staged_own_by_device"] = [[0, 64]]
+    assert "from device 1's kernels" in work.every_device_works(staged, facts, {})
 
 
 def test_rules_parse_and_refuse_unknown_checks():
@@ -132,3 +137,14 @@ def test_judge_applies_checks_by_params_and_a_missing_profile_fails():
     assert "1 kernel launch" in work.judge(rules, facts, {"launches": [launch()]})
     assert work.judge(rules, CaseFacts("c", "fw", {"n": 2, "baseline": "naive"}), {"launches": []}) is None
     assert "profile" in work.judge(rules, facts, None)
+
+
+def test_case_options_from_args_let_hidden_cases_match():
+    options = work.case_options(["--n", "{n}", "--kernel", "tiled", "--out", "{output}"], {"n": 40})
+    assert options["kernel"] == "tiled" and options["n"] == 40 and "out" not in options
+
+
+def test_coalescing_is_not_asked_of_blocks_narrower_than_a_few_lanes():
+    scattered = {"requests": 100, "sectors": 3200, "bytes": 1, "accesses": 1}
+    narrow = CaseFacts("c", "matmul", {"n": 16, "ntx": 1})
+    assert work.coalesced_loads({"launches": [launch(loads=scattered)]}, narrow, {"min_ntx": 8}) is None

@@ -6,6 +6,7 @@
 //   EMU_SCHEDULE      see schedule.h
 //   EMU_QUIET         1: no explanations of API errors on stderr (see diagnostics.h)
 //   EMU_RACECHECK     1: the race detector (engine/race_detector.h), read at each launch
+//   EMU_PROFILE       1 or a file: the kernel profile (engine/profiler.h), read at each launch
 #pragma once
 
 #include <cstddef>

@@ -56,6 +56,17 @@ constexpr ValueKind value_kind_of()
                                                 : ValueKind::Other;
 }
 
+// The running CUDA thread's fiber stack, set by the runtime at each fiber switch: an access to it
+// is to the thread's own locals (registers on a GPU, an array parameter such as a register
+// tile), which no checker watches, so the hooks skip it without a call.
+extern __thread const char *fiber_stack_low;
+extern __thread const char *fiber_stack_high;
+inline bool on_fiber_stack(const void *address)
+{
+    const char *a = static_cast<const char *>(address);
+    return a >= fiber_stack_low && a < fiber_stack_high;
+}
+
 // The address as the runtime takes it, from any lvalue (volatile shared arrays included).
 template <class T>
 inline const void *address_of(T &ref)
@@ -121,7 +132,7 @@ inline T &&global_written(T &&result, Site site)
     using Value = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
                   sizeof(Value) <= sizeof(unsigned long long)) {
-        if (__builtin_expect(access_hooks_on, 0)) {
+        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result))) {
             Value value = result;
             unsigned long long bits = 0;
             std::memcpy(&bits, &value, sizeof(Value));
@@ -129,17 +140,20 @@ inline T &&global_written(T &&result, Site site)
         }
     } else if constexpr (std::is_lvalue_reference<T>::value) {
         // A wider store (a float4): the profiler counts it; the race detector compares scalars only.
-        if (__builtin_expect(access_hooks_on, 0)) observe_global_access(address_of(result), sizeof(Value), Access::Write, site());
+        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result)))
+            observe_global_access(address_of(result), sizeof(Value), Access::Write, site());
     }
     return static_cast<T &&>(result);
 }
 
 // `x = in[i]`: the lvalue, unchanged (an rvalue, from a class's operator[], passes through).
+// constexpr, so that `constexpr int w = weights[2];` still compiles: nothing is watched then.
 template <class T, class Site>
-inline T &&global_read(T &&ref, Site site)
+constexpr T &&global_read(T &&ref, Site site)
 {
     if constexpr (std::is_lvalue_reference<T>::value) {
-        if (__builtin_expect(access_hooks_on, 0))
+        if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0) &&
+            !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
     }
     return static_cast<T &&>(ref);
@@ -150,7 +164,7 @@ template <class T, class Site>
 inline T &&global_access(T &&ref, Access kind, Site site)
 {
     if constexpr (std::is_lvalue_reference<T>::value) {
-        if (__builtin_expect(access_hooks_on, 0))
+        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), kind, site());
     }
     return static_cast<T &&>(ref);
@@ -161,7 +175,7 @@ template <class T, class Site>
 inline T &&global_updated(T &&result, Site site)
 {
     if constexpr (std::is_lvalue_reference<T>::value) {
-        if (__builtin_expect(access_hooks_on, 0))
+        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result)))
             observe_global_access(address_of(result), sizeof(std::remove_reference_t<T>), Access::Read, site());
     }
     return global_written(static_cast<T &&>(result), site);

@@ -297,11 +297,16 @@ extern "C" void cudaemu_profile_output(const void *host, size_t bytes, const cha
         record.parts.push_back(std::move(part));
     }
     std::vector<Writer> &all = state().writers;
+    std::map<int, std::uint64_t> own;
     for (const CopyBack &copy : copies) {
         if (copy.host < end && copy.host + copy.bytes > begin) continue;
         for (auto &w : copy.writers)
-            if (w.first < all.size() && all[w.first].kind == WriterKind::Kernel) record.staged_kernel_bytes += w.second;
+            if (w.first < all.size() && all[w.first].kind == WriterKind::Kernel) {
+                record.staged_kernel_bytes += w.second;
+                if (all[w.first].device == copy.device) own[copy.device] += w.second;
+            }
     }
+    record.staged_own_by_device.assign(own.begin(), own.end());
     std::uint64_t from_devices = 0;
     for (auto &p : record.parts) from_devices += p.bytes;
     if (from_devices < bytes) {

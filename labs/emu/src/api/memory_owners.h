@@ -55,6 +55,8 @@ struct OutputRecord {
     // Bytes that kernels wrote and other copies brought back to the host (a staging buffer
     // the program then copied into the result on the host, as the NTHU report's code does).
     std::uint64_t staged_kernel_bytes = 0;
+    // Of those, per device: the bytes its own kernels wrote (a multi-GPU program's bands).
+    std::vector<std::pair<int, std::uint64_t>> staged_own_by_device;
     std::vector<OutputPart> parts;
 };
 std::vector<OutputRecord> output_records();

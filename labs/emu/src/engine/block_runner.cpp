@@ -24,6 +24,17 @@ __thread dim3 gridDim;
 
 namespace cudaemu {
 __thread BlockRunner *tls_kernel_runner = nullptr;
+__thread const char *fiber_stack_low = nullptr;
+__thread const char *fiber_stack_high = nullptr;
+
+namespace {
+// The hooks' view of the running fiber's stack (cuda_emu/memory_access.h); none outside a kernel.
+inline void set_fiber_stack(const Fiber *fiber)
+{
+    fiber_stack_low = fiber ? fiber->stack_low() : nullptr;
+    fiber_stack_high = fiber && fiber_stack_low ? fiber_stack_low + fiber->stack_bytes() : nullptr;
+}
+}  // namespace
 
 namespace {
 thread_local BlockRunner *tls_runner = nullptr;  // this CPU thread's runner, once made
@@ -137,8 +148,10 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     Fiber *first = acquire_fiber();
     first->reset(&BlockRunner::fiber_main);
     current_fiber_ = first;
+    set_fiber_stack(first);
     Fiber::switch_to(&native_, first, false);
     // Every thread of the block has returned.
+    set_fiber_stack(nullptr);
     if (profiling_) recorder_.end_block();
     tls_kernel_runner = nullptr;
     running_ = nullptr;
@@ -264,6 +277,7 @@ CUDAEMU_HOT void BlockRunner::transfer(Fiber *from, bool from_done, Next next)
     }
     if (from_done) free_fibers_.push_back(from);
     current_fiber_ = to;
+    set_fiber_stack(to == &native_ ? nullptr : to);
     Fiber::switch_to(from, to, from_done);
 }
 
@@ -509,7 +523,7 @@ bool BlockRunner::on_own_stack(const void *address) const
 }
 
 // One access for the profile: into shared memory (a pointer into the arena) or global memory.
-void BlockRunner::profile(const void *address, std::size_t size, Op op, const AccessSite *site)
+CUDAEMU_NO_ASAN void BlockRunner::profile(const void *address, std::size_t size, Op op, const AccessSite *site)
 {
     if (!running_) return;
     Space space = arena_.contains(address) ? Space::Shared : Space::Global;
@@ -517,7 +531,7 @@ void BlockRunner::profile(const void *address, std::size_t size, Op op, const Ac
     recorder_.record(running_->linear, site, (std::uintptr_t)address, (std::uint32_t)size, space, op);
 }
 
-void BlockRunner::observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
+CUDAEMU_NO_ASAN void BlockRunner::observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
 {
     if (profiling_ && running_ && arena_.contains(address)) {
         if (kind != Access::Write && kind != Access::Rewrite) profile(address, size, Op::Load, site);
@@ -527,7 +541,7 @@ void BlockRunner::observe_shared_access(const void *address, std::size_t size, A
     race_shadow_.access(*grid_, block_index_, running_->linear, arena_.offset_of(address), kind, site);
 }
 
-void BlockRunner::observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
+CUDAEMU_NO_ASAN void BlockRunner::observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
 {
     if (!profiling_) return;
     if (kind != Access::Write) profile(address, size, Op::Load, site);

@@ -31,12 +31,15 @@ void WarpRecorder::begin_block(LaunchProfile *launch, unsigned int threads)
 {
     launch_ = launch;
     threads_ = threads;
-    if (logs_.size() < threads) logs_.resize(threads);
+    if (log_count_ < threads) {
+        logs_.reset(new Log[threads]);
+        log_count_ = threads;
+    }
     logged_ = 0;
     barriers_ = 0;
 }
 
-SiteProfile &WarpRecorder::site_of(const AccessSite *site)
+CUDAEMU_NO_ASAN SiteProfile &WarpRecorder::site_of(const AccessSite *site)
 {
     if (!site) return unsited_;
     if (site == last_site_ && last_index_ < sites_.size()) return sites_[last_index_];
@@ -55,7 +58,7 @@ SiteProfile &WarpRecorder::site_of(const AccessSite *site)
 
 namespace {
 // Distinct values among the first `count` of `values` (sorted in place).
-std::size_t distinct(std::uintptr_t *values, std::size_t count)
+CUDAEMU_NO_ASAN std::size_t distinct(std::uintptr_t *values, std::size_t count)
 {
     std::sort(values, values + count);
     return (std::size_t)(std::unique(values, values + count) - values);
@@ -64,7 +67,7 @@ std::size_t distinct(std::uintptr_t *values, std::size_t count)
 // Wavefronts of one shared-memory request whose lanes ask `size` bytes each: the warp runs in
 // phases of 128 bytes (32 lanes of 4 bytes, 16 of 8, 8 of 16); in each phase, a bank serves one
 // distinct 4-byte word per wavefront.
-std::uint64_t shared_wavefronts(const std::uintptr_t *addresses, const unsigned int *lanes, std::size_t count,
+CUDAEMU_NO_ASAN std::uint64_t shared_wavefronts(const std::uintptr_t *addresses, const unsigned int *lanes, std::size_t count,
                                 std::uint32_t size, std::uint64_t *phases)
 {
     unsigned int lanes_per_phase = size <= 4 ? 32 : size <= 8 ? 16 : 8;
@@ -103,7 +106,7 @@ std::uint64_t shared_wavefronts(const std::uintptr_t *addresses, const unsigned 
 enum class Pattern { Scattered, Contiguous, Uniform };
 
 // One request: the lanes of a warp at one execution of one site.
-void WarpRecorder::request(const Lane *lanes, std::size_t count)
+CUDAEMU_NO_ASAN void WarpRecorder::request(const Lane *lanes, std::size_t count)
 {
     const Entry &first = *lanes[0].entry;
     SiteProfile &site = site_of(first.site);
@@ -192,16 +195,16 @@ void WarpRecorder::request(const Lane *lanes, std::size_t count)
     counts.conflicts += wavefronts - phases;
 }
 
-void WarpRecorder::flush_warp(unsigned int warp)
+CUDAEMU_NO_ASAN void WarpRecorder::flush_warp(unsigned int warp)
 {
     unsigned int first_thread = warp * 32;
     if (first_thread >= threads_) return;
     unsigned int lanes = std::min(32u, threads_ - first_thread);
     // The common case: every lane that logged anything logged the same sites in the same order.
-    const std::vector<Entry> *reference = nullptr;
+    const Log *reference = nullptr;
     bool aligned = true;
     for (unsigned int lane = 0; lane < lanes && aligned; ++lane) {
-        const std::vector<Entry> &log = logs_[first_thread + lane];
+        const Log &log = logs_[first_thread + lane];
         if (log.empty()) continue;
         if (!reference) {
             reference = &log;
@@ -226,7 +229,7 @@ void WarpRecorder::flush_warp(unsigned int warp)
         for (std::size_t i = 0; i < reference->size(); ++i) {
             std::size_t count = 0;
             for (unsigned int lane = 0; lane < lanes; ++lane) {
-                const std::vector<Entry> &log = logs_[first_thread + lane];
+                const Log &log = logs_[first_thread + lane];
                 if (!log.empty()) group[count++] = Lane{lane, &log[i]};
             }
             request(group, count);
@@ -239,7 +242,7 @@ void WarpRecorder::flush_warp(unsigned int warp)
 }
 
 // Lanes that went different ways: the k-th execution of a site by each lane is one request.
-void WarpRecorder::flush_divergent(unsigned int first_thread, unsigned int lanes)
+CUDAEMU_NO_ASAN void WarpRecorder::flush_divergent(unsigned int first_thread, unsigned int lanes)
 {
     keyed_.clear();
     std::vector<std::pair<std::pair<const AccessSite *, int>, std::uint32_t>> seen;
@@ -279,7 +282,7 @@ void WarpRecorder::flush_divergent(unsigned int first_thread, unsigned int lanes
     }
 }
 
-void WarpRecorder::flush_all()
+CUDAEMU_NO_ASAN void WarpRecorder::flush_all()
 {
     for (unsigned int warp = 0; warp * 32 < threads_; ++warp) flush_warp(warp);
     logged_ = 0;

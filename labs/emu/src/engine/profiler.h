@@ -20,6 +20,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -27,6 +29,10 @@
 
 #include "cuda_emu/memory_access.h"
 #include "cuda_runtime.h"
+
+// The profiler's own bookkeeping is the emulator's, not the student's: AddressSanitizer (in the
+// ASan build of the runtime) has nothing to find there, and would double its cost.
+#define CUDAEMU_NO_ASAN __attribute__((no_sanitize("address")))
 
 namespace cudaemu {
 
@@ -77,10 +83,10 @@ void profile_end_launch(LaunchProfile *launch);
 class WarpRecorder {
 public:
     void begin_block(LaunchProfile *launch, unsigned int threads);
-    void record(unsigned int thread, const AccessSite *site, std::uintptr_t address, std::uint32_t size, Space space,
-                Op op)
+    CUDAEMU_NO_ASAN void record(unsigned int thread, const AccessSite *site, std::uintptr_t address,
+                                std::uint32_t size, Space space, Op op)
     {
-        logs_[thread].push_back(Entry{site, address, size, space, op});
+        logs_[thread].push(Entry{site, address, size, space, op});
         if (__builtin_expect(++logged_ > kFlushEntries, 0)) flush_all();
     }
     void flush_warp(unsigned int warp);
@@ -96,11 +102,41 @@ private:
         Space space;
         Op op;
     };
+    // One thread's accesses in order: a plain growing array (no std::vector, whose out-of-line
+    // code the ASan build would instrument on every access).
+    class Log {
+    public:
+        Log() = default;
+        Log(const Log &) = delete;
+        Log &operator=(const Log &) = delete;
+        ~Log() { std::free(data_); }
+        CUDAEMU_NO_ASAN void push(const Entry &entry)
+        {
+            if (__builtin_expect(size_ == capacity_, 0)) grow();
+            data_[size_++] = entry;
+        }
+        std::size_t size() const { return size_; }
+        bool empty() const { return size_ == 0; }
+        const Entry &operator[](std::size_t i) const { return data_[i]; }
+        const Entry *begin() const { return data_; }
+        const Entry *end() const { return data_ + size_; }
+        void clear() { size_ = 0; }
+
+    private:
+        void grow()
+        {
+            capacity_ = capacity_ ? capacity_ * 2 : 64;
+            data_ = static_cast<Entry *>(std::realloc(data_, capacity_ * sizeof(Entry)));
+            if (!data_) std::abort();
+        }
+        Entry *data_ = nullptr;
+        std::size_t size_ = 0, capacity_ = 0;
+    };
     struct Lane {
         unsigned int lane;
         const Entry *entry;
     };
-    static constexpr std::size_t kFlushEntries = std::size_t(1) << 22;  // bounds the logs' memory
+    static constexpr std::size_t kFlushEntries = std::size_t(1) << 20;  // bounds the logs' memory
 
     void request(const Lane *lanes, std::size_t count);
     SiteProfile &site_of(const AccessSite *site);
@@ -108,7 +144,8 @@ private:
 
     LaunchProfile *launch_ = nullptr;
     unsigned int threads_ = 0;
-    std::vector<std::vector<Entry>> logs_;
+    std::unique_ptr<Log[]> logs_;
+    std::size_t log_count_ = 0;
     std::size_t logged_ = 0;
     std::uint64_t barriers_ = 0;
     std::vector<SiteProfile> sites_;

@@ -7,7 +7,7 @@
 //                bytes, accesses}, "global_store", "shared_load": {requests, wavefronts,
 //                conflicts, bytes, accesses}, "shared_store", "global_atomic", "shared_atomic"}]}],
 //  "writers": [{"id", "kind": "kernel"|"host_copy"|"memset", "name", "file", "line", "device"}],
-//  "outputs": [{"what", "bytes", "staged_kernel_bytes", "parts": [{"bytes", "device", "file", "line", "changed_on_host",
+//  "outputs": [{"what", "bytes", "staged_kernel_bytes", "staged_own_by_device": [[device, bytes]], "parts": [{"bytes", "device", "file", "line", "changed_on_host",
 //               "writers": [[id, bytes], ...]}]}],
 //  "devices": [{"device", "launches", "from_host", "to_host", "from_other_devices", "to_other_devices"}]}
 #include <cstdio>
@@ -142,9 +142,13 @@ void write_json(FILE *out)
     std::vector<OutputRecord> outputs = output_records();
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         const OutputRecord &o = outputs[i];
-        std::fprintf(out, "%s\n{\"what\": %s, \"bytes\": %llu, \"staged_kernel_bytes\": %llu, \"parts\": [",
+        std::fprintf(out, "%s\n{\"what\": %s, \"bytes\": %llu, \"staged_kernel_bytes\": %llu, \"staged_own_by_device\": [",
                      i ? "," : "", quoted(o.what).c_str(), (unsigned long long)o.bytes,
                      (unsigned long long)o.staged_kernel_bytes);
+        for (std::size_t d = 0; d < o.staged_own_by_device.size(); ++d)
+            std::fprintf(out, "%s[%d, %llu]", d ? ", " : "", o.staged_own_by_device[d].first,
+                         (unsigned long long)o.staged_own_by_device[d].second);
+        std::fprintf(out, "], \"parts\": [");
         for (std::size_t p = 0; p < o.parts.size(); ++p) {
             const OutputPart &part = o.parts[p];
             std::fprintf(out, "%s{\"bytes\": %llu, \"device\": %d, \"file\": %s, \"line\": %d, \"changed_on_host\": %s, "
