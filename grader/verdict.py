@@ -182,7 +182,8 @@ def determine_verdict(outcome: RunOutcome, failure: tuple[str, str] | None, mism
         verdict, reason = WA, mismatch
         own = _line(outcome.stdout, r"^WRONG\b") if outcome.exit_code == EXIT_WRONG else None
         if own:  # what the program prints when run by hand: its diagnosis, in its words
-            reason += "; the program says: " + own[len("WRONG"):].lstrip(": ")[:300]
+            said = own[len("WRONG"):].strip()  # ": 40 of ..." or " (naive): 289 of ..."
+            reason += "; the program says" + (" " if said.startswith("(") else ": ") + said.lstrip(": ")[:300]
     elif outcome.exit_code == EXIT_WRONG:
         # The harness's own check failed although the output matched: trust neither.
         verdict, reason = WA, "the program's own check reported a wrong result: " + outcome.stdout.strip()[-200:]
