@@ -146,7 +146,7 @@ def evaluate(program, roots, work, compiler, cc, timeout):
         return dict(result, status="not_found", detail=f"no --{program['suite']} checkout given")
     folder = program_folder(root, program)
     if folder is None:
-        return dict(result, status="not_found", detail=f"{program['dir']} is not in {root}")
+        return dict(result, status="not_found", detail=f"{program['dir']} is not in the checkout")
     start = time.monotonic()
     executable, log = build(program, folder, root, work, compiler, cc)
     result["build_s"] = round(time.monotonic() - start, 1)
@@ -158,7 +158,7 @@ def evaluate(program, roots, work, compiler, cc, timeout):
         return dict(result, status="input_missing", detail="not in the checkout: " + ", ".join(missing))
     status, seconds, output = run_program(program, executable, folder, timeout)
     result.update(ran=True, status=status, run_s=round(seconds, 1))
-    result["detail"] = "" if status == "passed" else first_error(output)
+    result["detail"] = "" if status == "passed" else first_error(output.replace(folder + os.sep, ""))
     if status == "passed" and program.get("verified") is False:
         result["detail"] = "ran to completion (the program checks nothing)"
     return result
