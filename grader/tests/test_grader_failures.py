@@ -72,17 +72,22 @@ def test_check_a_case_file_that_does_not_match_its_manifest_is_not_graded(monkey
     assert all("grader error, not yours" in r.reason and "SHA-256" in r.reason for r in report.results)
 
 
-def test_batch_lists_the_submissions_not_graded_and_grades_them_when_run_again(tmp_path):
+def test_batch_grades_no_one_while_the_kit_cannot_build_and_everyone_when_run_again(tmp_path):
+    """A batch meets the missing library when it builds what every submission shares: it stops
+    before grading anyone (no student's record says anything), says what to install, exits 2; the
+    same command once the library is there grades them all."""
     folder, out = tmp_path / "subs", tmp_path / "grades"
     for student in ("ada", "bo"):
         shutil.copytree(SOLUTIONS_DIR / "increment", folder / student / "increment")
     argv = ["batch", "increment", str(folder), "--emu", "--jobs", "2", "--no-checks", "--out", str(out)]
     proc = grader_cli(*argv, env=MISSING_LIBRARY)
-    assert proc.returncode == exit_status.POINTS_MISSING, proc.stdout + proc.stderr
-    assert "not graded" in proc.stdout and "cannot find -lnot_installed_labkit" in proc.stdout
+    assert proc.returncode == exit_status.CANNOT_START, proc.stdout + proc.stderr
+    assert "nothing was graded" in proc.stderr and "cannot find -lnot_installed_labkit" in proc.stderr
+    assert not list((out / "results").glob("*.json")) if (out / "results").exists() else True
     again = grader_cli(*argv)
     assert again.returncode == exit_status.GRADED, again.stdout + again.stderr
-    assert "graded 2" in again.stdout or "2 graded" in again.stdout, again.stdout
+    records = [json.loads(p.read_text()) for p in (out / "results").glob("*.json")]
+    assert len(records) == 2 and all(r["status"] == "graded" and r["score"] == r["max_score"] for r in records)
 
 
 @pytest.mark.parametrize("bundle", ["gradescope", "prairielearn"])
