@@ -21,7 +21,7 @@ from grader.grade import Grader
 from grader.build import Source
 from grader.labs import ConfigError, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR
-from grader.testing import EMU_READY
+from grader.testing import EMU_READY, seed_kit_build
 from grader.verdict import IE
 
 pytestmark = pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
@@ -101,6 +101,7 @@ def test_each_lms_bundle_says_the_grader_failed_and_gives_no_points(bundle, tmp_
             zf.extractall(root / "source")
         (root / "submission").mkdir()
         (root / "submission" / "increment.c").write_text(solution)
+        seed_kit_build(root / "source" / "kit")
         script, env = root / "source" / "run_autograder", {"LABKIT_AUTOGRADER_ROOT": str(root)}
     else:
         question = prairielearn.make("increment", out_dir=tmp_path / "pl", log=lambda *_: None)
@@ -108,6 +109,7 @@ def test_each_lms_bundle_says_the_grader_failed_and_gives_no_points(bundle, tmp_
         shutil.copytree(question / "questions" / "labkit-increment" / "tests", root / "tests")
         (root / "student").mkdir()
         (root / "student" / "increment.c").write_text(solution)
+        seed_kit_build(root / "tests" / "kit")
         script, env = root / "tests" / "run", {"LABKIT_GRADE_ROOT": str(root)}
     proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=600,
                           env={**os.environ, **env, **MISSING_LIBRARY})

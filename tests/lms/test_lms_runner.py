@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from lms import gradescope, prairielearn, spec
+from grader.testing import seed_kit_build
 from lms.kit import KIT_ROOT
 
 sys.path.insert(0, str(Path(__file__).parent / "submissions"))
@@ -109,16 +110,19 @@ BUNDLE_KINDS = ["bubblewrap", "user", "landlock"] if os.environ.get("LABKIT_TEST
 
 
 @pytest.mark.parametrize("kind", BUNDLE_KINDS)
-@pytest.mark.parametrize("attack", ["walk_expected", "forge_results"])
-def test_gradescope_gives_the_two_attacks_no_points_in_every_sandbox_kind(kind, attack, tmp_path, gradescope_zip):
+def test_gradescope_gives_the_two_attacks_no_points_in_every_sandbox_kind(kind, tmp_path, gradescope_zip):
     """Issue 24's two submissions: the expected output found on disk; the results forged and the
-    grader killed. Each kind, as the grader picks it where bubblewrap cannot run."""
+    grader killed. Each kind, as the grader picks it where bubblewrap cannot run; one bundle
+    root for both, as Gradescope reuses its image."""
     _kind_or_skip(kind)
-    root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": (HOSTILE / attack / f"{LAB}.c").read_text()})
-    results, log = run_gradescope(root, env={"LABKIT_SANDBOX": kind}, pid_namespace=True)
-    assert results["score"] == 0 and results["tests"], results
-    assert all(t["status"] == "failed" and t["output"].startswith("WA") for t in results["tests"]), results
-    assert "forged" not in json.dumps(results) and "sandbox on" in log
+    root = autograder_root(tmp_path, gradescope_zip, {})
+    seed_kit_build(root / "source" / "kit")
+    for attack in ("walk_expected", "forge_results"):
+        (root / "submission" / f"{LAB}.c").write_text((HOSTILE / attack / f"{LAB}.c").read_text())
+        results, log = run_gradescope(root, env={"LABKIT_SANDBOX": kind}, pid_namespace=True)
+        assert results["score"] == 0 and results["tests"], (attack, results)
+        assert all(t["status"] == "failed" and t["output"].startswith("WA") for t in results["tests"]), results
+        assert "forged" not in json.dumps(results) and "sandbox on" in log, attack
 
 
 def test_prairielearn_survives_the_forger_as_the_sandbox_user(tmp_path, prairielearn_question):
@@ -127,6 +131,7 @@ def test_prairielearn_survives_the_forger_as_the_sandbox_user(tmp_path, prairiel
     shutil.copytree(prairielearn_question / "tests", root / "tests")
     (root / "student").mkdir()
     (root / "student" / f"{LAB}.c").write_text((HOSTILE / "forge_results" / f"{LAB}.c").read_text())
+    seed_kit_build(root / "tests" / "kit")
     proc = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "bash", str(root / "tests" / "run")],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "LABKIT_GRADE_ROOT": str(root), "LABKIT_SANDBOX": "user"})
@@ -138,6 +143,7 @@ def test_prairielearn_survives_the_forger_as_the_sandbox_user(tmp_path, prairiel
 def test_gradescope_refuses_to_grade_where_no_sandbox_can_run(tmp_path, gradescope_zip):
     solution = (KIT_ROOT / "solutions" / LAB / f"{LAB}.c").read_text()
     root = autograder_root(tmp_path, gradescope_zip, {f"{LAB}.c": solution})
+    seed_kit_build(root / "source" / "kit")
     results, _ = run_gradescope(root, env={"LABKIT_SANDBOX": "landlock", "LABKIT_LANDLOCK": "off"})
     assert results["score"] == 0 and "The autograder failed, not your code" in results["output"]
     assert "Landlock is not available" in results["output"]
