@@ -54,7 +54,7 @@ def source_for(args, lab) -> Source:
         return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name))
     if args.solution:
         if not (SOLUTIONS_DIR / lab.id).is_dir():
-            raise SubmissionError(no_solutions_message(lab.id))
+            raise ConfigError(no_solutions_message(lab.id))  # the option is wrong for this copy, not a submission
         return Source("solution", SOLUTIONS_DIR)
     return Source("starter", STARTER_DIR)
 
