@@ -239,7 +239,7 @@ def record(data: str, runs: list[tuple[list[str], dict]], machine: str, command:
     keeping the figures some marker quotes; returns the file and the figures left out."""
     quoted = {m.figure for m in all_markers(files) if m.data == data}
     date = date or datetime.date.today().isoformat()
-    lines = [f"# Measured figures the kit quotes (authoring/quoted.py rewrites every marked copy: make figures).",
+    lines = ["# Measured figures the kit quotes (authoring/quoted.py rewrites every marked copy: make figures).",
              f"# Written by `{command}`; only the figures some marker quotes.",
              f"machine = {_toml_value(machine)}", f"date = {_toml_value(date)}", f"command = {_toml_value(command)}"]
     left_out = []
