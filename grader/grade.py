@@ -253,8 +253,10 @@ class Grader:
             outcome, output, figures = self._run(binary, run_ready, self.work,
                                                  env=plan.env if profiled else {**plan.env, "EMU_PROFILE": "0"})
             verdict, reason = judge(self.lab, run_ready, outcome, output)
-            if verdict == AC and profiled:
-                verdict, reason = work_verdict(self.lab, ready, plan.env, output.read_profile())
+            if verdict == AC and profiled:  # a reason that says more than "correct" (a flood's note) stays
+                work, why = work_verdict(self.lab, ready, plan.env, output.read_profile())
+                if work != AC:
+                    verdict, reason = work, why
             if self.keep_outputs:
                 os.close(output.folder_fd)
             else:

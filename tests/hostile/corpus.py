@@ -44,7 +44,7 @@ ESCAPED = [Path("/tmp/labkit-hostile-escaped.txt"), BUILD_DIR / "hostile-escaped
 @dataclass(frozen=True)
 class Expect:
     verdict: str
-    reason: str  # a part of the reason
+    reason: str  # a part of the reason ("a|b": either)
     verdict_off: str | None = None  # with the sandbox off, when it differs (a known hole; "*": any)
     reason_off: str | None = None
     flagged: str = ""  # a part of the timing note when the timing must be flagged
@@ -53,14 +53,16 @@ class Expect:
 
 
 EXPECTED = {
-    "steal_expected": Expect("WA", "entry 0:", "AC", "correct"),
+    # with the sandbox off, the stolen answer is still caught: not computed by the kernel ([work])
+    "steal_expected": Expect("WA", "entry 0:", "WORK", "changed on the host after the copy back"),
     "steal_solution": Expect("AC", "correct", "RE", "stole"),
     "write_outside": Expect("AC", "correct"),
     "network": Expect("AC", "correct"),
     "fork_bomb": Expect("CE", "calls fork"),  # refused by the symbol check (thread_bomb runs)
     "thread_bomb": Expect("RE", "processes and threads at once"),
-    "host_loop": Expect("TLE", f"time limit of {TIME_LIMIT_S:g} s"),
-    "kernel_loop": Expect("TLE", f"time limit of {TIME_LIMIT_S:g} s"),
+    # the first run is profiled (lab.toml [work]) under a wider limit: grade.PROFILE_SLOWDOWN
+    "host_loop": Expect("TLE", "ran past the time limit of"),
+    "kernel_loop": Expect("TLE", "ran past the time limit of"),
     "stdout_flood": Expect("AC", "MB to stdout; the grader kept the first 64 KiB"),
     "huge_file": Expect("RE", "SIGXFSZ"),
     "segfault": Expect("RE", "SIGSEGV"),
@@ -74,8 +76,9 @@ EXPECTED = {
     # build-time theft: the build sees only the submission, the harness and the toolchain
     # With the sandbox off these are holes whose verdict depends on what the build folder holds
     # (under EMU the included solution is not rewritten: CE; on a GPU: AC): SECURITY.md says so.
-    "include_solution": Expect("CE", "fatal error", "*", ""),  # no such file, or permission denied
-    "include_build": Expect("CE", "fatal error", "*", ""),  # no such file, or permission denied
+    # no such file (bubblewrap), or a header nvcc-emu cannot read (the file modes of the user kind)
+    "include_solution": Expect("CE", "fatal error|cannot read a header it includes", "*", ""),
+    "include_build": Expect("CE", "fatal error|cannot read a header it includes", "*", ""),
     "incbin_expected": Expect("CE", "small.expected", "*", ""),
     "self_include": Expect("CE", "nested depth"),
     "macro_bomb": Expect("CE", "memory"),
@@ -195,7 +198,7 @@ def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log
             verdict, reason = expect.verdict, expect.reason
             if not sandbox_active:
                 verdict, reason = expect.verdict_off or verdict, expect.reason_off or reason
-            ok = verdict == "*" or (result.verdict == verdict and reason in result.reason)
+            ok = verdict == "*" or (result.verdict == verdict and any(part in result.reason for part in reason.split("|")))
             log(f"{'ok ' if ok else 'BAD'} {name:15s} {result.verdict:4s} {time.monotonic() - start:5.1f}s  "
                 f"{result.reason[:110]}")
             if not ok:
