@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
@@ -202,6 +203,8 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=120, help="seconds a program may run (default 120)")
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="programs built and run at once (default 1; each run's time limit still applies)")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     args = parser.parse_args(argv)
@@ -217,10 +220,14 @@ def main(argv=None):
                 if p["suite"] in roots and fnmatch.fnmatch(p["key"], args.filter)]
     work = os.path.abspath(args.work)
     results = {}
-    for program in programs:
-        results[program["key"]] = evaluate(program, roots, work, args.compiler, args.cc, args.timeout)
-        r = results[program["key"]]
+
+    def evaluate_and_print(program):
+        r = evaluate(program, roots, work, args.compiler, args.cc, args.timeout)
         print(f"{program['key']:50} {r['status']:13} {r.get('detail', '')[:100]}", flush=True)
+        return program["key"], r
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results.update(pool.map(evaluate_and_print, programs))
 
     baseline = {}
     if os.path.exists(args.baseline):
