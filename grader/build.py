@@ -27,6 +27,7 @@ from pathlib import Path
 from grader.gpu import compute_capabilities, gpu_arch
 from grader.labs import Lab
 from grader.limits import Limits, MB
+from grader.makefrag import make_variables
 from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR, STARTER_DIR
 from grader.program_files import remove_tree
 from grader.run import run_program
@@ -111,11 +112,13 @@ def flavor(emu: bool, asan: bool, arch: str | None) -> str:
     return ("emu" if emu else f"gpu-{arch or 'default'}") + ("-asan" if asan else "")
 
 
-def make_args(*, emu: bool, asan: bool, arch: str | None, python: str | None = None) -> list[str]:
+def make_args(lab: Lab, *, emu: bool, asan: bool, arch: str | None, python: str | None = None) -> list[str]:
     # A venv's python is a link into a folder the sandbox hides: the real one, or the sandbox's.
     python = python or os.path.realpath(sys.executable)
     found = compute_capabilities()
     args = [f"PYTHON={python}", f"EMU_PYTHON={python}", f"GPU_CC={found[0] if found else ''}"]
+    # The lab's [build] settings from the lab.toml already read, not build/labs.mk (see the Makefile).
+    args += ["LAB_SETTINGS=given", *(f"{name}={value}" for name, value in make_variables(lab).items())]
     # EMU=0, not nothing: where no GPU is found, make would otherwise build for the emulator.
     args += ["EMU=1"] if emu else ["EMU=0"] + ([f"ARCH={arch}"] if arch else [])
     return args + (["ASAN=1"] if asan else [])
@@ -131,7 +134,7 @@ def build_harness(lab: Lab, *, emu: bool, asan: bool, arch: str | None) -> tuple
     folder and, when that build failed, why (a broken kit or toolchain, not the student)."""
     folder = BUILD_DIR / "harness" / flavor(emu, asan, arch)
     cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), f"{lab.id}-harness", f"BUILD={folder}",
-           *make_args(emu=emu, asan=asan, arch=arch)]
+           *make_args(lab, emu=emu, asan=asan, arch=arch)]
     with build_lock(f"harness-{folder.name}"):
         outcome = run_program(cmd, time_limit_s=BUILD_TIME_LIMIT_S, env=dict(os.environ))
     if outcome.exit_code != 0:
@@ -144,8 +147,7 @@ def build_harness(lab: Lab, *, emu: bool, asan: bool, arch: str | None) -> tuple
 
 def _view(lab: Lab, src_dir: Path, harness: Path, build_dir: Path, emu: bool) -> list[Mount]:
     """What the sandboxed build sees of the kit."""
-    view = [Mount(KIT_ROOT / "Makefile"), Mount(BUILD_DIR / "labs.mk"), Mount(KIT_ROOT / "grader" / "makefrag.py"),
-            Mount(LABS_DIR / "common"), Mount(LABS_DIR / lab.id), Mount(LABS_DIR / "emu"),
+    view = [Mount(KIT_ROOT / "Makefile"), Mount(LABS_DIR / "common"), Mount(LABS_DIR / lab.id), Mount(LABS_DIR / "emu"),
             Mount(STARTER_DIR / lab.id), Mount(src_dir),
             Mount(harness / "obj", build_dir / "obj")]
     if emu:  # the emulator's runtime, whichever variant emu.mk picks here (ASan, Boost or ucontext fibers)
@@ -178,7 +180,7 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
         sandbox = Sandbox(False, "the kit's own code")
     python = sandbox.python() if sandbox.active else None
     cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), "-f", "Makefile", lab.id, f"SRC_ROOT={src_root}",
-           f"BUILD={build_dir}", *make_args(emu=emu, asan=asan, arch=arch, python=python)]
+           f"BUILD={build_dir}", *make_args(lab, emu=emu, asan=asan, arch=arch, python=python)]
     limits = Limits(wall_s=BUILD_TIME_LIMIT_S, cpu_s=BUILD_TIME_LIMIT_S * 2, work_dir=build_dir, **BUILD_LIMITS)
 
     # make writes only build_dir/<lab>/; the harness's objects beside it are read-only.

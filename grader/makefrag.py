@@ -1,4 +1,6 @@
-"""Prints the Makefile fragment of per-lab build settings from each lab.toml's [build] table.
+"""Per-lab build settings from each lab.toml's [build] table, as make variables: printed as the
+Makefile fragment build/labs.mk (a plain `make`), or given on make's command line by the grader
+(grader/build.py make_args), which has the lab loaded already.
 
     [build]
     nvccflags = "-Xcompiler -fopenmp"      # extra nvcc flags for the lab's files
@@ -9,21 +11,26 @@
 
 import sys
 
-from grader.labs import ConfigError, load_lab
+from grader.labs import ConfigError, Lab, load_lab
 
 KEYS = ("nvccflags", "ldlibs", "emu_cxxflags", "emu_ldlibs")
+
+
+def make_variables(lab: Lab) -> dict[str, str]:
+    """LAB_<lab>_NVCCFLAGS and the rest, each "" where lab.toml leaves it out."""
+    return {f"LAB_{lab.id}_{key.upper()}": lab.build.get(key, "") for key in KEYS}
 
 
 def main(lab_ids: list[str]) -> int:
     for lab_id in lab_ids:
         try:
-            build = load_lab(lab_id).build
+            lab = load_lab(lab_id)
         except ConfigError as e:
             # One lab's broken configuration must not stop the others from building.
             print(f"$(warning lab {lab_id} skipped: {e})")
             continue
-        for key in KEYS:
-            print(f"LAB_{lab_id}_{key.upper()} := {build.get(key, '')}")
+        for name, value in make_variables(lab).items():
+            print(f"{name} := {value}")
     return 0
 
 

@@ -7,8 +7,8 @@ and gid LABKIT_SANDBOX_UID, default 64100, or the next one free: one per grading
 by a lock, so that graders side by side never share one), with no supplementary groups and no
 new privileges (grader/confine.py drops to it). What that user can open:
 
-- the system, the kit's labs/, starter/ and Makefile, the emulator's runtime in build/emu/ and
-  build/labs.mk: the same public files every student edition holds;
+- the system, the kit's labs/, starter/ and Makefile, the emulator's runtime in build/emu/: the
+  same public files every student edition holds;
 - its own work folder (owned by it, 0700), and in it a hard link to each file its command reads
   (the program, the case's input): the file is root's and read-only, and the folders above
   it stay closed, so no other path reaches it;
@@ -43,10 +43,9 @@ FIRST_UID = 64100
 SLOTS = 512
 # What every sandbox user may read in the kit: what any student edition holds anyway.
 PUBLIC_TOP = ("labs", "starter", "Makefile", "build")
-PUBLIC_BUILD = ("labs.mk", "emu")
+PUBLIC_BUILD = ("emu",)
 # Traverse-only for every sandbox user: the folders that hold many sources' or runs' folders.
 SHARED = (KIT_ROOT, BUILD_DIR, BUILD_DIR / "grading", BUILD_DIR / "unpacked")
-MAKEFRAG = KIT_ROOT / "grader" / "makefrag.py"  # make checks its date before build/labs.mk's
 
 
 class SandboxUserError(Exception):
@@ -186,9 +185,6 @@ def close_kit(hidden: list[Path]) -> None:
     for folder in SHARED[2:]:
         if folder.is_dir():
             _close_children(folder)
-    grader = MAKEFRAG.parent
-    _close_children(grader, (MAKEFRAG.name,))
-    _chmod(grader, add=0o001)
     for path in hidden:  # build/ itself is SHARED: what it holds is closed above
         if Path(path) not in SHARED:
             _chmod(Path(path), clear=0o007)
@@ -215,7 +211,7 @@ def grant_path(user: SandboxUser, path: Path) -> None:
 
 
 def is_public(path: Path) -> bool:
-    public = [LABS_DIR, STARTER_DIR, KIT_ROOT / "Makefile", MAKEFRAG,
+    public = [LABS_DIR, STARTER_DIR, KIT_ROOT / "Makefile",
               *(BUILD_DIR / name for name in PUBLIC_BUILD)]
     return any(path == p or p in path.parents for p in public)
 

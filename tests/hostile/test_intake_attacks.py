@@ -76,7 +76,7 @@ def test_a_tarball_named_dots_stays_in_its_folder(tmp_path):
         tar.add(folder / "increment" / "increment.c", arcname="increment/increment.c")
     proc = subprocess.run([sys.executable, "-m", "grader", "check", "increment", "--submission", str(tarball), "--emu",
                            "--quiet"], cwd=KIT_ROOT, capture_output=True, text=True, timeout=600)
-    assert marker.exists() and (BUILD_DIR / "labs.mk").exists()
+    assert marker.exists()
     if EMU_READY:
         assert "score: 100 / 100" in proc.stdout, proc.stdout + proc.stderr
 
