@@ -96,7 +96,10 @@ def first_error(log: str) -> str:
     for line in lines:
         if _ERROR_LINE.search(line):
             return _with_replacement(line)
-    return lines[-1] if lines else "the build failed without a message"
+    if lines:
+        return lines[-1]
+    made = [line.strip() for line in log.splitlines() if line.startswith("make")]  # make's own, last
+    return made[-1] if made else "the build failed without a message"
 
 
 def _with_replacement(line: str) -> str:

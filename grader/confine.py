@@ -102,7 +102,8 @@ def _fs_rights(abi: int) -> int:
     return rights
 
 
-def landlock(read: list[str], write: list[str], abi: int) -> None:
+def landlock(read: list[str], write: list[str], abi: int, listed: list[str] = ()) -> None:
+    """Allows reading `read`, listing (names only) the folders `listed`, writing `write`."""
     handled = _fs_rights(abi)
     net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
     scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
@@ -110,7 +111,7 @@ def landlock(read: list[str], write: list[str], abi: int) -> None:
     ruleset = _check(libc.syscall(SYS_CREATE_RULESET, attr, len(attr), 0), "landlock_create_ruleset")
     file_only = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | (FS_TRUNCATE | FS_IOCTL_DEV) & handled
     readable = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
-    for paths, rights in ((read, readable), (write, handled)):
+    for paths, rights in ((read, readable), (listed, FS_READ_DIR), (write, handled)):
         for path in paths:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -189,7 +190,7 @@ def confine(spec: dict) -> None:
         abi = landlock_abi()
         if abi < 1:
             raise Refused("Landlock is not available in this kernel")
-        landlock(spec.get("read", []), spec.get("write", []), abi)
+        landlock(spec.get("read", []), spec.get("write", []), abi, spec.get("list", []))
     seccomp(os.getpid())
 
 

@@ -262,7 +262,9 @@ class Sandbox:
                     path = link
             # labs/ and starter/ whole: make lists them (labs/*/lab.toml), and they are public.
             reads.append(next((tree for tree in (LABS_DIR, STARTER_DIR) if tree in path.parents), path))
-        spec = {"read": [str(p) for p in _allowed(reads, hide)], "write": [str(p) for p in writes],
+        readable, listed = _allowed(reads, hide)
+        spec = {"read": [str(p) for p in readable], "list": [str(p) for p in listed],
+                "write": [str(p) for p in writes],
                 "landlock": self.landlock_abi > 0, "env": {"TMPDIR": str(work)},
                 "chdir": str(Path(chdir).resolve() if chdir else work), "status_fd": status_fd}
         if user is not None:
@@ -270,18 +272,22 @@ class Sandbox:
         return [os.path.realpath(sys.executable), "-I", "-S", str(CONFINE), json.dumps(spec), "--", *argv]
 
 
-def _allowed(paths: list, hide: list[Path]) -> list[Path]:
-    """paths, less every hidden one: a folder that holds a hidden path is replaced by its other
-    entries (Landlock allows, it cannot deny inside what it allows)."""
-    out = []
+def _allowed(paths: list, hide: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(readable, listed): paths, less every hidden one. A folder that holds a hidden path is
+    replaced by its other entries (Landlock allows, it cannot deny inside what it allows), and
+    stays listable: make's wildcards (labs/*/lab.toml) must still find its entries' names."""
+    readable, listed = [], []
     for path in map(Path, paths):
         inner = [h for h in hide if path in h.parents]
         if not inner or not path.is_dir():
             if path not in hide:
-                out.append(path)
+                readable.append(path)
             continue
-        out += _allowed([child for child in path.iterdir() if child not in hide], inner)
-    return out
+        listed.append(path)
+        more_readable, more_listed = _allowed([child for child in path.iterdir() if child not in hide], inner)
+        readable += more_readable
+        listed += more_listed
+    return readable, listed
 
 
 def _copy_tree(source: Path, target: Path) -> None:

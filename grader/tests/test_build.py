@@ -14,6 +14,11 @@ from grader.verdict import CE
 from support import needs_nvcc
 
 
+def test_first_error_falls_back_to_makes_own_line():
+    log = "make: *** No rule to make target 'apsp'.  Stop.\n"
+    assert first_error(log) == "make: *** No rule to make target 'apsp'.  Stop."
+
+
 def test_first_error_picks_the_compiler_line():
     log = ("nvcc -c x.cu\nbuild/x/increment.cu(12): error: identifier \"idx\" is undefined\n"
            "1 error detected\nmake: *** [Makefile:9] Error 1\n")

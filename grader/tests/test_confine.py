@@ -57,6 +57,25 @@ def test_only_the_view_is_read_and_only_the_work_folder_written(kind, work, tmp_
 
 
 @pytest.mark.parametrize("kind", BOTH)
+def test_a_folder_holding_a_hidden_file_is_listed_but_the_file_not_read(kind, work, tmp_path):
+    """make lists labs/*/lab.toml in a build; a lab folder holding an instructor-only file
+    (NOTES.md) must still be listed, while the file stays unread (Landlock allows READ_DIR on it)."""
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    (lab / "lab.toml").write_text("id = 1\n")
+    (lab / "NOTES.md").write_text("the answers\n")
+    sandbox = KINDS[kind]
+    argv = sandbox.wrap(["/bin/sh", "-c", f"ls {lab}; cat {lab}/lab.toml; cat {lab}/NOTES.md"], work=work,
+                        view=[Mount(lab)], hide=[lab / "NOTES.md"])
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=30, start_new_session=True)
+    finally:
+        sandbox.cleanup()
+    assert "lab.toml" in proc.stdout and "id = 1" in proc.stdout, proc.stderr
+    assert "the answers" not in proc.stdout
+
+
+@pytest.mark.parametrize("kind", BOTH)
 def test_no_network_and_no_signal_to_the_grader(kind, work):
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
