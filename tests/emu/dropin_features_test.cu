@@ -182,6 +182,31 @@ TEST(DeviceProperties, ReportTextureAndSurfaceLimits)
     EXPECT_GT(prop.maxSurface2D[0], 0);
 }
 
+// ---- clock() in device code counts the device's cycles -----------------------------------------
+// As graphMemoryFootprint's clockBlock: wait `cycles` of the SM clock (clockRate kHz), 32-bit.
+__global__ void spin_cycles(long long cycles, long long *elapsed_ns)
+{
+    long long begin = clock64();
+    unsigned int start = (unsigned int)clock();
+    while ((long long)((unsigned int)clock() - start) < cycles) {
+    }
+    *elapsed_ns = clock64() - begin;
+}
+
+TEST(DeviceClock, ClockInAKernelCountsCyclesOfTheReportedClockRate)
+{
+    int khz = 0;
+    ASSERT_CUDA_OK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    const long long ms = 20, cycles = ms * khz;  // 20 ms of the device's clock
+    DeviceArray<long long> elapsed(1);
+    spin_cycles<<<1, 1>>>(cycles, elapsed.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    long long waited_ns = elapsed.host()[0];
+    EXPECT_GE(waited_ns, ms * 1000000);
+    EXPECT_LT(waited_ns, 50 * ms * 1000000);  // the C library's clock() would take 1000 times longer
+    EXPECT_GE((long long)clock(), 0);         // host code keeps the C library's
+}
+
 // ---- C++ in device code that cuda-samples use (newdelete, dxtc, HSOpticalFlow) --------------
 struct Sum3 {
     float x, y, z;

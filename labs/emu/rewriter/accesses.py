@@ -59,7 +59,7 @@ def _adjacent(tokens, i, text):
     return i < len(tokens) and tokens[i].text == text and tokens[i - 1].end == tokens[i].start
 
 
-def _device_bodies(tokens, in_code):
+def device_bodies(tokens, in_code):
     """(open, close) token indexes of the bodies of __global__ and __device__ functions."""
     bodies = []
     for index, token in enumerate(tokens):
@@ -477,7 +477,7 @@ def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
         insertions.append((end, -begin, suffix))
 
     shared_names = {variable.name for variable in shared}
-    for open_, close in _device_bodies(tokens, in_code):
+    for open_, close in device_bodies(tokens, in_code):
         local_arrays = _local_arrays(tokens, open_, close, shared_names)
         skip = set()
         for i in range(open_ + 1, close):
