@@ -106,6 +106,7 @@ TEST(DynamicParallelism, ABadLaunchFromDeviceCodeFailsThereAndRunsNothing)
     EXPECT_EQ((int)cudaErrorInvalidConfiguration, host[0]);
     EXPECT_EQ((int)cudaErrorInvalidValue, host[1]);
     EXPECT_EQ((int)cudaErrorNotSupported, host[2]);
+    EXPECT_CUDA_OK(cudaGetLastError());  // device code's errors are not the host's
 }
 
 __global__ void store_thread_index(int *out)
