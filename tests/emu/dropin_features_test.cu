@@ -182,6 +182,93 @@ TEST(DeviceProperties, ReportTextureAndSurfaceLimits)
     EXPECT_GT(prop.maxSurface2D[0], 0);
 }
 
+// ---- clock() in device code counts the device's cycles -----------------------------------------
+// As graphMemoryFootprint's clockBlock: wait `cycles` of the SM clock (clockRate kHz), 32-bit.
+__global__ void spin_cycles(long long cycles, long long *elapsed_ns)
+{
+    long long begin = clock64();
+    unsigned int start = (unsigned int)clock();
+    while ((long long)((unsigned int)clock() - start) < cycles) {
+    }
+    *elapsed_ns = clock64() - begin;
+}
+
+TEST(DeviceClock, ClockInAKernelCountsCyclesOfTheReportedClockRate)
+{
+    int khz = 0;
+    ASSERT_CUDA_OK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    const long long ms = 20, cycles = ms * khz;  // 20 ms of the device's clock
+    DeviceArray<long long> elapsed(1);
+    spin_cycles<<<1, 1>>>(cycles, elapsed.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    long long waited_ns = elapsed.host()[0];
+    EXPECT_GE(waited_ns, ms * 1000000);
+    EXPECT_LT(waited_ns, 50 * ms * 1000000);  // the C library's clock() would take 1000 times longer
+    EXPECT_GE((long long)clock(), 0);         // host code keeps the C library's
+}
+
+// ---- C++ in device code that cuda-samples use (newdelete, dxtc, HSOpticalFlow) --------------
+struct Sum3 {
+    float x, y, z;
+};
+// helper_math.h's vector operators return void: `a[i] += b` is a statement, not a value.
+__device__ void operator+=(Sum3 &a, Sum3 b)
+{
+    a.x += b.x;
+    a.y += b.y;
+    a.z += b.z;
+}
+
+__global__ void add_neighbour(Sum3 *sums)
+{
+    sums[threadIdx.x] += sums[threadIdx.x ^ 1];
+}
+
+TEST(DeviceCpp, ACompoundAssignmentReturningVoidUpdatesGlobalMemory)
+{
+    DeviceArray<Sum3> sums(std::vector<Sum3>{{1, 2, 3}, {10, 20, 30}});
+    add_neighbour<<<1, 1>>>(sums.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    std::vector<Sum3> host = sums.host();
+    EXPECT_EQ(11.0f, host[0].x);
+    EXPECT_EQ(33.0f, host[0].z);
+}
+
+template <class T>
+__global__ void placement_new_array(T *out, int n)
+{
+    __shared__ T buffer[8];
+    T *values = new (buffer) T[n];  // the array type T[n], not a read of an element
+    T *heap = new T[n];
+    for (int i = 0; i < n; ++i) {
+        values[i] = (T)(i * 2);
+        heap[i] = values[i] + 1;
+    }
+    for (int i = 0; i < n; ++i) out[i] = heap[i];
+    delete[] heap;
+}
+
+TEST(DeviceCpp, NewAndPlacementNewOfArraysInAKernel)
+{
+    DeviceArray<int> out(8);
+    placement_new_array<<<1, 1>>>(out.get(), 8);
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    std::vector<int> host = out.host();
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(2 * i + 1, host[i]) << i;
+}
+
+TEST(DeviceCpp, AllocatesThroughAPointerToConst)
+{
+    // CUDA's typed cudaMalloc takes T ** for any T, const float included (HSOpticalFlow).
+    const float *input = nullptr;
+    ASSERT_CUDA_OK(cudaMalloc(&input, 16 * sizeof(float)));
+    EXPECT_NE(nullptr, input);
+    EXPECT_CUDA_OK(cudaFree(const_cast<float *>(input)));
+    const int *pinned = nullptr;
+    ASSERT_CUDA_OK(cudaMallocHost(&pinned, 4 * sizeof(int)));
+    EXPECT_CUDA_OK(cudaFreeHost(const_cast<int *>(pinned)));
+}
+
 // ---- the race detector sees __half in shared memory ---------------------------------------------
 __global__ void half_neighbour_without_barrier(float *out)
 {

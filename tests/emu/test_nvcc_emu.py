@@ -184,6 +184,39 @@ def test_what_the_emulator_cannot_do_fails_at_build_time_naming_it(tmp_path, bod
         assert text in result.stderr, result.stderr
 
 
+def test_nvtx_annotations_and_a_ptx_clock_read_build_and_run(tmp_path):
+    # cudaGraphsPerfScaling: NVTX ranges (no profiler attached: they do nothing) and a kernel
+    # that reads %globaltimer with inline PTX, the one PTX statement the rewriter translates.
+    write(tmp_path, "timed.cu", """\
+        #include <cstdio>
+        #include <nvtx3/nvToolsExt.h>
+        __device__ unsigned long long globaltimer()
+        {
+            unsigned long long t;
+            asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+            return t;
+        }
+        __global__ void wait_ns(long long ns, int *waited)
+        {
+            long long start = globaltimer(), now;
+            do now = globaltimer(); while (now < start + ns);
+            *waited = now - start >= ns;
+        }
+        int main()
+        {
+            int *waited;
+            cudaMallocManaged(&waited, sizeof(int));
+            nvtxRangePushA("wait");
+            wait_ns<<<1, 1>>>(1000000, waited);
+            cudaDeviceSynchronize();
+            printf("%d %d\\n", nvtxRangePop(), *waited);
+        }
+        """)
+    nvcc(["timed.cu", "-o", "timed"], tmp_path)
+    run = subprocess.run(["./timed"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.stdout == "-2 1\n", run.stderr
+
+
 def test_options_it_cannot_take_are_errors_that_say_what_to_do(tmp_path):
     write(tmp_path, "a.cu", "int main() {}\n")
     unknown = nvcc(["--no-such-option", "a.cu"], tmp_path, check=False)

@@ -29,37 +29,37 @@
 template <class T>
 inline cudaError_t cudaMalloc(T **devPtr, size_t size)
 {
-    return cudaMalloc(reinterpret_cast<void **>(devPtr), size);
+    return cudaMalloc(cudaemu::untyped_out(devPtr), size);
 }
 template <class T>
 inline cudaError_t cudaMallocManaged(T **devPtr, size_t size, unsigned int flags = cudaMemAttachGlobal)
 {
-    return cudaMallocManaged(reinterpret_cast<void **>(devPtr), size, flags);
+    return cudaMallocManaged(cudaemu::untyped_out(devPtr), size, flags);
 }
 template <class T>
 inline cudaError_t cudaMallocPitch(T **devPtr, size_t *pitch, size_t width, size_t height)
 {
-    return cudaMallocPitch(reinterpret_cast<void **>(devPtr), pitch, width, height);
+    return cudaMallocPitch(cudaemu::untyped_out(devPtr), pitch, width, height);
 }
 template <class T>
 inline cudaError_t cudaMallocHost(T **ptr, size_t size, unsigned int flags = 0)
 {
-    return cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags);
+    return cudaHostAlloc(cudaemu::untyped_out(ptr), size, flags);
 }
 template <class T>
 inline cudaError_t cudaHostAlloc(T **ptr, size_t size, unsigned int flags)
 {
-    return cudaHostAlloc(reinterpret_cast<void **>(ptr), size, flags);
+    return cudaHostAlloc(cudaemu::untyped_out(ptr), size, flags);
 }
 template <class T>
 inline cudaError_t cudaHostGetDevicePointer(T **pDevice, void *pHost, unsigned int flags)
 {
-    return cudaHostGetDevicePointer(reinterpret_cast<void **>(pDevice), pHost, flags);
+    return cudaHostGetDevicePointer(cudaemu::untyped_out(pDevice), pHost, flags);
 }
 template <class T>
 inline cudaError_t cudaMallocAsync(T **devPtr, size_t size, cudaStream_t stream)
 {
-    return cudaMallocAsync(reinterpret_cast<void **>(devPtr), size, stream);
+    return cudaMallocAsync(cudaemu::untyped_out(devPtr), size, stream);
 }
 
 // Symbols: `symbol` is the __device__ or __constant__ variable itself. Copies past its end

@@ -13,6 +13,17 @@
 #define __CUDART_API_VERSION 13000
 #define CUDA_EMULATION 1
 
+namespace cudaemu {
+// CUDA's typed overloads (cudaMalloc(T **), ...) cast with `(void **)(void *)p`, so a pointer
+// to const (`const float *d; cudaMalloc(&d, n)`) is accepted too: the memory is const, not the
+// pointer.
+template <class T>
+inline void **untyped_out(T **p)
+{
+    return static_cast<void **>(static_cast<void *>(p));
+}
+}  // namespace cudaemu
+
 extern "C" {
 
 // Errors. As in CUDA, every failing call also records its error as the CPU thread's last

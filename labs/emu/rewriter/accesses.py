@@ -19,7 +19,7 @@ whose address is taken (`&tile[i]`, atomics), member accesses (`s[i].x`), partia
 Global reads and updates, for the profiler (EMU_PROFILE, labs/emu/src/engine/profiler.h):
 
     sum += A[row * n + k];   ->  sum += ::cudaemu::global_read(A[row * n + k], CUDAEMU_SITE("A"));
-    C[i] += v;               ->  ::cudaemu::global_updated((C[i] += v), CUDAEMU_SITE("C"));
+    C[i] += v;               ->  ::cudaemu::global_updated((C[i] += v, ::cudaemu::UpdateEnd{}), CUDAEMU_SITE("C"));
     count[i]++;              ->  ::cudaemu::global_access(count[i], ::cudaemu::Access::Update, CUDAEMU_SITE("count"))++;
 
 Any `name[...]` that is not a __shared__ variable: the runtime sorts an address into global
@@ -59,7 +59,7 @@ def _adjacent(tokens, i, text):
     return i < len(tokens) and tokens[i].text == text and tokens[i - 1].end == tokens[i].start
 
 
-def _device_bodies(tokens, in_code):
+def device_bodies(tokens, in_code):
     """(open, close) token indexes of the bodies of __global__ and __device__ functions."""
     bodies = []
     for index, token in enumerate(tokens):
@@ -285,6 +285,31 @@ def _local_arrays(tokens, open_, close, shared_names):
     return names
 
 
+def _store_wrapper(kind, site):
+    """(prefix, suffix) around a store `x[i] = v` or an update `x[i] += v`. An update passes
+    ::cudaemu::UpdateEnd through the comma operator: a compound assignment that returns void
+    (helper_math.h's `void operator+=(float3 &, float3)`) then still compiles, unobserved."""
+    if kind == "Write":
+        return "::cudaemu::global_written((", f"), {site})"
+    return "::cudaemu::global_updated((", f", ::cudaemu::UpdateEnd{{}}), {site})"
+
+
+def _allocated_type(tokens, i):
+    """True when tokens[i] names the type of a new-expression, `new T[n]`, `new (buffer) T[n]`,
+    `::new (p) ns::T[n]`, `new unsigned int[n]`: an array type, not an element read."""
+    k = i - 1
+    while k >= 0 and (tokens[k].kind == "ident" or tokens[k].text == "::"):
+        if tokens[k].text == "new":
+            return True
+        if tokens[k].text in KEYWORDS_BEFORE_VALUE or tokens[k].text in NOT_ARRAYS:
+            return False
+        k -= 1
+    if k < 0 or tokens[k].text != ")":
+        return False
+    open_ = matching(tokens, k, ")", "(", step=-1)  # the placement arguments
+    return open_ > 0 and tokens[open_ - 1].text == "new"
+
+
 CASTS = {"reinterpret_cast", "static_cast", "const_cast"}
 POINTER_TYPE_TOKENS = {"*", "::", "<", ">", ",", "const", "volatile"}
 
@@ -432,8 +457,7 @@ def _wrap_cast_access(tokens, i, cast, wrap, skip):
         if first >= 1 and tokens[first - 1].text in STORE_STARTS:
             end = _assignment_end(tokens, op)
             if end is not None and end > op:
-                wrapper = "global_written" if write else "global_updated"
-                wrap(first, end, f"::cudaemu::{wrapper}((", f"), {site})")
+                wrap(first, end, *_store_wrapper("Write" if write else "Update", site))
         return
     wrap(first, last, "::cudaemu::global_read(", f", {site})")
 
@@ -453,7 +477,7 @@ def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
         insertions.append((end, -begin, suffix))
 
     shared_names = {variable.name for variable in shared}
-    for open_, close in _device_bodies(tokens, in_code):
+    for open_, close in device_bodies(tokens, in_code):
         local_arrays = _local_arrays(tokens, open_, close, shared_names)
         skip = set()
         for i in range(open_ + 1, close):
@@ -486,7 +510,8 @@ def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
                     wrap(i, after - 1, "::cudaemu::shared_access(",
                          f', ::cudaemu::Access::{kind}, CUDAEMU_SITE("{name}"))')
                 continue
-            if subscripts == 0 or i < 1 or token.text in local_arrays or _declares(tokens, i, after):
+            if subscripts == 0 or i < 1 or token.text in local_arrays or _declares(tokens, i, after) \
+                    or _allocated_type(tokens, i):
                 continue
             kind = _use_kind(tokens, i, after)
             if kind is None:
@@ -507,8 +532,7 @@ def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
             last = _assignment_end(tokens, op, unsafe_macros)
             if last is None or last <= op:
                 continue
-            wrapper = "global_written" if kind == "Write" else "global_updated"
-            wrap(i, last, f"::cudaemu::{wrapper}((", f"), {site})")
+            wrap(i, last, *_store_wrapper(kind, site))
     insertions.sort(key=lambda insertion: (insertion[0], insertion[1]))
     edits, merged = [], {}
     for offset, _, piece in insertions:

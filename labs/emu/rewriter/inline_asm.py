@@ -7,6 +7,12 @@ or a PTX special register (%laneid, %clock, ...).
 
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
  -> __extension__ ({ extern void cudaemu_inline_ptx(void) __attribute__((error("..."))); cudaemu_inline_ptx(); });
+
+One exception: a lone read of a GPU clock (`mov.u64 %0, %globaltimer;`, %clock, %clock64),
+which cudaGraphsPerfScaling uses to time out a wait, becomes a read of the emulator's clock,
+the nanosecond count clock64() returns:
+
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));  ->  (void)((t) = ::clock64());
 """
 
 import re
@@ -17,6 +23,8 @@ ASM_WORDS = {"asm", "__asm__", "__asm"}
 QUALIFIERS = {"volatile", "__volatile__", "__volatile", "goto", "inline", "__inline__"}
 PTX = re.compile(r"\.(?:[usbf](?:8|16|32|64)|f16x2|pred|reg|global|shared|local|const|param|sync|aligned)\b"
                  r"|%%?(?:laneid|warpid|smid|nsmid|clock|clock64|globaltimer|lanemask_\w+|tid|ctaid|ntid|nctaid)\b")
+CLOCK_READ = re.compile(r'\(\s*"\s*mov\.[usb](?:32|64)\s+%0\s*,\s*%%?(?:globaltimer|clock64|clock)\s*;?\s*"'
+                        r'\s*:\s*"=[rl]"\s*\((?P<out>[^;]+)\)\s*\)\Z', re.S)
 MESSAGE = ("inline PTX assembly (asm) cannot run on the CPU emulator: write it in CUDA C++ "
            "(__activemask(), clock64(), __shfl_sync(), atomics, ...) or build this file for a GPU")
 
@@ -38,6 +46,11 @@ def inline_ptx_edits(text, tokens, in_code):
         if not PTX.search(body):
             continue
         newlines = text.count("\n", token.start, tokens[close_index].end)
+        clock = CLOCK_READ.match(body)
+        if clock:
+            edits.append((token.start, tokens[close_index].end,
+                          f"(void)(({clock.group('out')}) = ::clock64())" + "\n" * newlines))
+            continue
         replacement = ('__extension__ ({ extern void cudaemu_inline_ptx(void) __attribute__((error("'
                        + MESSAGE + '"))); cudaemu_inline_ptx(); })' + "\n" * newlines)
         edits.append((token.start, tokens[close_index].end, replacement))

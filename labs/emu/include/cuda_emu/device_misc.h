@@ -8,6 +8,9 @@
 
 namespace cudaemu {
 long long clock_ticks();  // a monotonic nanosecond count: the emulator's clock64()
+// clock() in device code (the rewriter's rewriting: rewriter/device_calls.py): clock_ticks()
+// in a kernel, the C library's clock() outside one.
+clock_t device_clock();
 void nanosleep_ns(unsigned int ns);
 }  // namespace cudaemu
 

@@ -405,7 +405,7 @@ inline cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cuda
 template <class T>
 inline cudaError_t cudaMallocFromPoolAsync(T **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return cudaMallocFromPoolAsync(reinterpret_cast<void **>(ptr), size, memPool, stream);
+    return cudaMallocFromPoolAsync(cudaemu::untyped_out(ptr), size, memPool, stream);
 }
 template <class T>
 inline cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,

@@ -5,7 +5,7 @@
 //     tile[ty][tx] = v;        ->  ::cudaemu::shared_store(tile[ty][tx], CUDAEMU_SITE("tile")) = v;
 //     out[i] = v;              ->  ::cudaemu::global_written((out[i] = v), CUDAEMU_SITE("out"));
 //     x = in[i];               ->  x = ::cudaemu::global_read(in[i], CUDAEMU_SITE("in"));
-//     out[i] += v;             ->  ::cudaemu::global_updated((out[i] += v), CUDAEMU_SITE("out"));
+//     out[i] += v;             ->  ::cudaemu::global_updated((out[i] += v, ::cudaemu::UpdateEnd{}), CUDAEMU_SITE("out"));
 //
 // Each wrapper returns the very lvalue it was given (a store, once it has stored), so the
 // expression keeps its type and meaning. Every watched access reaches the runtime through one function per memory space
@@ -168,6 +168,21 @@ inline T &&global_access(T &&ref, Access kind, Site site)
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), kind, site());
     }
     return static_cast<T &&>(ref);
+}
+
+// `(out[i] += v, UpdateEnd{})` is the update's own result, through this comma operator; where
+// the operator returns void (helper_math.h's float3 +=), the built-in comma gives UpdateEnd
+// and global_updated has nothing to watch.
+struct UpdateEnd {
+};
+template <class T>
+inline T &&operator,(T &&result, UpdateEnd)
+{
+    return static_cast<T &&>(result);
+}
+template <class Site>
+inline void global_updated(UpdateEnd, Site)
+{
 }
 
 // `out[i] += v`: the read the update made, then the store, as global_written sees it.

@@ -11,6 +11,7 @@
 
 #include "api/api_errors.h"
 #include "api/device_work.h"
+#include "engine/block_runner.h"
 #include "engine/device_limits.h"
 #include "api/memory_registry.h"
 #include "settings.h"
@@ -195,6 +196,10 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 // device: wait for them.
 cudaError_t cudaDeviceSynchronize(void)
 {
+    if (BlockRunner::running_kernel())  // waiting here would wait for the calling grid itself
+        return fail(cudaErrorNotSupported,
+                    "cudaDeviceSynchronize() called from device code: CUDA 12 removed it there, as a grid cannot "
+                    "wait for the grids it launched; they finish before it does, as the host sees it");
     DeviceWork wait_for_others(current_device());
     return record_error(sticky_error());
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "api/api_errors.h"
+#include "engine/block_runner.h"
 #include "reports/diagnostics.h"
 
 namespace cudaemu {
@@ -24,8 +25,13 @@ const ErrorText *find(cudaError_t error)
     return nullptr;
 }
 
-// Per CPU thread, as in CUDA 12 and later.
+// Per CPU thread, as in CUDA 12 and later. Device code (a launch from a kernel) has its own,
+// which the host never sees: per CPU thread too, so shared by the CUDA threads it runs
+// (**approximation**: on a GPU each CUDA thread has one).
 thread_local cudaError_t tls_last_error = cudaSuccess;
+thread_local cudaError_t tls_device_last_error = cudaSuccess;
+
+cudaError_t &last_error() { return BlockRunner::running_kernel() ? tls_device_last_error : tls_last_error; }
 std::atomic<int> sticky{cudaSuccess};
 }  // namespace
 
@@ -39,7 +45,7 @@ cudaError_t sticky_error() { return (cudaError_t)sticky.load(std::memory_order_r
 
 cudaError_t record_error(cudaError_t error)
 {
-    if (error != cudaSuccess) tls_last_error = error;
+    if (error != cudaSuccess) last_error() = error;
     return error;
 }
 
@@ -61,15 +67,15 @@ extern "C" {
 cudaError_t cudaGetLastError(void)
 {
     if (cudaError_t sticky = cudaemu::sticky_error()) return sticky;
-    cudaError_t error = cudaemu::tls_last_error;
-    cudaemu::tls_last_error = cudaSuccess;
+    cudaError_t error = cudaemu::last_error();
+    cudaemu::last_error() = cudaSuccess;
     return error;
 }
 
 cudaError_t cudaPeekAtLastError(void)
 {
     if (cudaError_t sticky = cudaemu::sticky_error()) return sticky;
-    return cudaemu::tls_last_error;
+    return cudaemu::last_error();
 }
 
 const char *cudaGetErrorString(cudaError_t error)

@@ -1,5 +1,15 @@
 // Launching a kernel: the checks a GPU makes before it runs anything (a bad configuration
 // fails the launch, and only cudaGetLastError tells), then the grid, synchronously.
+//
+// Dynamic parallelism (a launch from device code). Since CUDA 12 a parent grid cannot wait
+// for its children (device-side cudaDeviceSynchronize is gone); what CUDA promises is that
+// launches into one stream run in launch order, and that a grid is complete, for the host's
+// stream order, events and synchronization, only once all the grids it launched are. So a
+// launch from device code is checked as a GPU checks it, then recorded with its own copy of
+// the arguments; once the parent grid's blocks have all finished, its children run in the
+// order launched, each with its own children after it, before the parent's launch returns to
+// the host. Every launch from device code is one of a single ordered sequence, whatever
+// stream it names (a valid schedule: CUDA promises no concurrency between streams).
 #include <algorithm>
 #include <atomic>
 #include <string>
@@ -69,21 +79,56 @@ cudaError_t check_configuration(const LaunchConfig &config, const KernelInfo &in
     }
     return cudaSuccess;
 }
-}  // namespace
 
-cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool cooperative)
+// A launch from device code, by a thread of `parent`: checked now, run after the parent.
+cudaError_t record_child_launch(const GridRun &parent, const LaunchConfig &config, const KernelCall &call,
+                                const KernelInfo &info, const char *name, bool cooperative)
+{
+    const std::string at = where(config);
+    if (cooperative)
+        return fail(cudaErrorNotSupported,
+                    "cooperative launch of %s%s from device code: CUDA has no device-side cooperative launch",
+                    name, at.c_str());
+    if (parent.depth + 1 > kMaxLaunchDepth)
+        return fail(cudaErrorLaunchMaxDepthExceeded,
+                    "launch of %s%s from device code, by a grid of %s nested %d deep: grids launched from device "
+                    "code nest at most %d deep, so the kernel did not run. Does the recursion stop?",
+                    name, at.c_str(), parent.kernel_name, parent.depth, kMaxLaunchDepth);
+    if (cudaError_t error = check_configuration(config, info, name, false); error != cudaSuccess) return error;
+    ChildLaunch child{config, call};
+    child.call.bound_args = call.clone_args(call.bound_args);
+    std::lock_guard<std::mutex> lock(parent.children_mutex);
+    parent.children.push_back(child);
+    return cudaSuccess;
+}
+
+cudaError_t launch_grid(const LaunchConfig &config, const KernelCall &call, bool cooperative, int depth);
+
+// The grids `grid`'s threads launched, in order, each after its own children; the first error.
+cudaError_t run_children(GridRun &grid)
+{
+    cudaError_t first = cudaSuccess;
+    for (ChildLaunch &child : grid.children) {
+        cudaError_t error = launch_grid(child.config, child.call, false, grid.depth + 1);
+        child.call.destroy_args(child.call.bound_args);
+        if (first == cudaSuccess) first = error;
+    }
+    grid.children.clear();
+    return first;
+}
+
+cudaError_t launch_grid(const LaunchConfig &config, const KernelCall &call, bool cooperative, int depth)
 {
     KernelInfo info = kernel_info(call.kernel);
     std::string name = call.name ? call.name : (info.name.empty() ? std::string("kernel") : info.name);
-    if (BlockRunner::running_kernel())
-        fatal("kernel %s%s was launched from inside a kernel: dynamic parallelism (launches from device code, "
-              "nvcc -rdc=true) is not emulated; launch it from host code",
-              name.c_str(), where(config).c_str());
-    cudaError_t captured;
-    if (__builtin_expect(capture_possible(), 0) && capture_kernel(config, call, cooperative, &captured)) return captured;
-    cudaError_t error = check_stream(config.stream, "kernel launch");
-    if (error == cudaSuccess) error = check_configuration(config, info, name.c_str(), cooperative);
-    if (error != cudaSuccess) return error;
+    if (depth == 0) {  // from the host: a child's configuration was checked when it was made
+        cudaError_t captured;
+        if (__builtin_expect(capture_possible(), 0) && capture_kernel(config, call, cooperative, &captured))
+            return captured;
+        cudaError_t error = check_stream(config.stream, "kernel launch");
+        if (error == cudaSuccess) error = check_configuration(config, info, name.c_str(), cooperative);
+        if (error != cudaSuccess) return error;
+    }
 
     GridRun grid;
     grid.call = &call;
@@ -93,6 +138,7 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     grid.grid = config.grid;
     grid.block = config.block;
     grid.dynamic_shared_bytes = config.dynamic_shared_bytes;
+    grid.depth = depth;
     grid.schedule = schedule_from_environment();
     grid.launch_number = launch_counter.fetch_add(1, std::memory_order_relaxed);
     bool racecheck = racecheck_on();
@@ -111,7 +157,9 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
     }
     if (grid.global_writes) GlobalWriteLog::give_back(grid.global_writes);
     if (grid.profile) profile_end_launch(grid.profile);
-    if (cudaError_t damage = check_guards_after(grid); damage != cudaSuccess) return damage;
+    cudaError_t damage = check_guards_after(grid);  // the parent's own, before its children run
+    cudaError_t children = run_children(grid);
+    if (damage != cudaSuccess) return damage;
 
     // Static __shared__ sizes are known once blocks have run them: remember, and fail the
     // launch as a GPU would have if static plus dynamic memory was over the kernel's limit.
@@ -128,7 +176,18 @@ cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool coop
                     "more than a block may have (%zu dynamic with this much static). A GPU refuses this launch "
                     "(the emulator learned the static size only by running it, so this first launch did run)",
                     name.c_str(), where(config).c_str(), static_shared, config.dynamic_shared_bytes, limit);
-    return cudaSuccess;
+    return children;
+}
+}  // namespace
+
+cudaError_t launch(const LaunchConfig &config, const KernelCall &call, bool cooperative)
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) {
+        KernelInfo info = kernel_info(call.kernel);
+        std::string name = call.name ? call.name : (info.name.empty() ? std::string("kernel") : info.name);
+        return record_child_launch(*runner->grid(), config, call, info, name.c_str(), cooperative);
+    }
+    return launch_grid(config, call, cooperative, 0);
 }
 
 }  // namespace cudaemu

@@ -14,6 +14,8 @@ constexpr std::size_t kSharedPerBlockOptin = 227 * 1024;    // with cudaFuncAttr
 constexpr std::size_t kSharedPerMultiprocessor = 228 * 1024;
 constexpr std::size_t kReservedSharedPerBlock = 1024;
 constexpr int kMaxThreadsPerMultiprocessor = 2048;
+// Grids launched from device code nest at most this deep (the programming guide's 24 levels).
+constexpr int kMaxLaunchDepth = 24;
 constexpr int kMaxBlocksPerMultiprocessor = 32;
 constexpr int kMultiprocessorCount = 8;
 constexpr int kWarpSize = 32;

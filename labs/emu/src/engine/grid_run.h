@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cuda_runtime.h"
 #include "engine/schedule.h"
@@ -51,6 +52,13 @@ private:
     unsigned generation_ = 0;
 };
 
+// A launch made by device code (dynamic parallelism): its configuration and its own copy of
+// the arguments, run once the launching grid's blocks have all finished (api/launch.cpp).
+struct ChildLaunch {
+    LaunchConfig config;
+    KernelCall call;  // call.bound_args is the copy, freed with call.destroy_args
+};
+
 struct GridRun {
     const KernelCall *call = nullptr;
     const char *kernel_name = "kernel";
@@ -65,6 +73,10 @@ struct GridRun {
     GlobalWriteLog *global_writes = nullptr;    // set under EMU_RACECHECK (engine/race_detector.h)
     LaunchProfile *profile = nullptr;           // set under EMU_PROFILE (engine/profiler.h)
     std::atomic<std::size_t> max_static_shared{0};  // the most any block placed
+    int depth = 0;  // 0 for a launch from the host, its children's grids 1, and so on
+    // The launches its threads made, in the order made (blocks on several CPU threads add to it).
+    mutable std::mutex children_mutex;
+    mutable std::vector<ChildLaunch> children;
 
     std::uint64_t block_count() const { return (std::uint64_t)grid.x * grid.y * grid.z; }
     // " (launched at file:line)" for messages; empty for launches through the C API.
