@@ -49,14 +49,20 @@ static void fw_solve_one_thread(int *dist, int Na, int N)
 // entries of the N x N matrix (row-major, padding skipped). Consecutive entries per thread
 // means a warp's 32 threads read addresses `work` ints apart: not coalesced.
 
+// One thread's part of step k: `work` entries in row order from entry `first`, none past the
+// last. kDikInRegister (III.E): D(i,k) read once per row of the run instead of once per entry,
+// since step k never changes column k.
+template <bool kDikInRegister>
 __device__ void relax_run(int k, int *dist, int Na, int N, long long first, int work)
 {
     long long cells = (long long)N * N;
     if (first >= cells)
         return;
     int i = (int)(first / N), j = (int)(first % N);
+    int dik = kDikInRegister ? dist[i * Na + k] : 0;
     for (int counter = 0; counter < work; counter++) {
-        int dik = dist[i * Na + k];
+        if (!kDikInRegister)
+            dik = dist[i * Na + k];
         int dkj = dist[k * Na + j];
         if (dik != FW_INF && dkj != FW_INF && dik + dkj < dist[i * Na + j])
             dist[i * Na + j] = dik + dkj;
@@ -64,6 +70,8 @@ __device__ void relax_run(int k, int *dist, int Na, int N, long long first, int 
             j = 0;
             if (++i == N)
                 return;
+            if (kDikInRegister)
+                dik = dist[i * Na + k];
         }
     }
 }
@@ -71,7 +79,7 @@ __device__ void relax_run(int k, int *dist, int Na, int N, long long first, int 
 __global__ void fwStepKWork(int k, int *dist, int Na, int N, int work)
 {
     long long thread = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    relax_run(k, dist, Na, N, thread * work, work);
+    relax_run<false>(k, dist, Na, N, thread * work, work);
 }
 
 typedef struct {
@@ -120,40 +128,28 @@ static void fw_solve_parallel(int *dist, int Na, int N)
 // races with slower blocks still reading it). cooperative_groups' grid.sync() is that barrier
 // done right, and cudaLaunchCooperativeKernel refuses a grid that cannot be resident at once.
 
-__global__ void fwGridSync(int *dist, int Na, int N, int work)
+// Every step of the thread's run, with grid.sync() between them.
+template <bool kDikInRegister>
+__device__ void relax_all_steps(int *dist, int Na, int N, int work)
 {
     cg::grid_group grid = cg::this_grid();
     long long first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * work;
     for (int k = 0; k < N; k++) {
-        relax_run(k, dist, Na, N, first, work);
+        relax_run<kDikInRegister>(k, dist, Na, N, first, work);
         grid.sync();  // step k is done everywhere before any thread starts step k+1
     }
+}
+
+// Kernels that are not templates: the emulator learns a cooperative launch's parameters from them.
+__global__ void fwGridSync(int *dist, int Na, int N, int work)
+{
+    relax_all_steps<false>(dist, Na, N, work);
 }
 
 // As fwGridSync, with D(i,k) read once per row of the run instead of once per entry.
 __global__ void fwGridSyncRegister(int *dist, int Na, int N, int work)
 {
-    cg::grid_group grid = cg::this_grid();
-    long long first = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * work;
-    long long cells = (long long)N * N;
-    for (int k = 0; k < N; k++) {
-        if (first < cells) {
-            int i = (int)(first / N), j = (int)(first % N);
-            int dik = dist[i * Na + k]; /* step k never changes column k */
-            for (int counter = 0; counter < work; counter++) {
-                int dkj = dist[k * Na + j];
-                if (dik != FW_INF && dkj != FW_INF && dik + dkj < dist[i * Na + j])
-                    dist[i * Na + j] = dik + dkj;
-                if (++j == N) {
-                    j = 0;
-                    if (++i == N)
-                        break;
-                    dik = dist[i * Na + k];
-                }
-            }
-        }
-        grid.sync();
-    }
+    relax_all_steps<true>(dist, Na, N, work);
 }
 
 // Launches one of the two with every block resident: blocks per multiprocessor (occupancy API)

@@ -384,49 +384,32 @@ static void run_variant(const Variant &v, int *dist, int n)
 
 static bool sweep(int n, bool timed)
 {
-    size_t count = (size_t)n * n, bytes = count * sizeof(int);
-    std::vector<int> host = sweep_matrix(n, 7 + n);
-    int *input, *work, *reference;
-    unsigned long long *differences;
-    CUDA_CHECK(cudaMalloc(&input, bytes));
-    CUDA_CHECK(cudaMalloc(&work, bytes));
-    CUDA_CHECK(cudaMalloc(&reference, bytes));
-    CUDA_CHECK(cudaMalloc(&differences, sizeof *differences));
-    CUDA_CHECK(cudaMemcpy(input, host.data(), bytes, cudaMemcpyHostToDevice));
+    SweepMatrices m = sweep_matrices_create(n, 7 + n);
+    int *work = m.work;
     bool ok = true;
-    double updates = (double)n * n * n;
     printf("n = %d, %d blocks a side\n%-40s %10s %14s %8s\n", n, n / BLOCK, "phase 3", "ms", "10^12 upd/s", "wrong");
     for (const Variant &v : kVariants) {
         int reps = timed ? 3 : 1;  // the first run warms up; the median of the other two (the slower)
         std::vector<float> times;
         for (int rep = 0; rep < reps; ++rep) {
-            CUDA_CHECK(cudaMemset(work, 0x7f, bytes));  // poison: an entry left unwritten shows
-            CUDA_CHECK(cudaMemcpy(work, input, bytes, cudaMemcpyDeviceToDevice));
+            restart_work(&m);
             GpuTimer timer;
             timer.start();
             run_variant(v, work, n);
             timer.stop();
             times.push_back(timer.ms());
         }
-        if (!v.kernel && &v == &kVariants[0]) {
-            CUDA_CHECK(cudaMemcpy(reference, work, bytes, cudaMemcpyDeviceToDevice));
-            if (n <= 1024)
-                ok = reference_equals_cpu(host, reference, n) && ok;
-        }
-        unsigned long long wrong = count_wrong(work, reference, count, differences);
+        if (!v.kernel && &v == &kVariants[0])
+            ok = keep_reference(&m, n) && ok;
+        unsigned long long wrong = count_wrong(work, m.reference, m.count, m.differences);
         ok = ok && (wrong == 0 || !v.checked);
-        std::vector<float> kept(times.begin() + (reps > 1), times.end());
-        std::sort(kept.begin(), kept.end());
-        float ms = kept[kept.size() / 2];
+        float ms = median_after_warm_up(times);
         if (v.checked)
-            printf("%-40s %10.2f %14.3f %8llu\n", v.name, ms, updates / (ms * 1e-3) / 1e12, wrong);
+            printf("%-40s %10.2f %14.3f %8llu\n", v.name, ms, tera_updates_per_s(n, ms), wrong);
         else
             printf("%-40s %10.2f %14s %8s\n", v.name, ms, "-", "-");
     }
-    CUDA_CHECK(cudaFree(input));
-    CUDA_CHECK(cudaFree(work));
-    CUDA_CHECK(cudaFree(reference));
-    CUDA_CHECK(cudaFree(differences));
+    sweep_matrices_destroy(&m);
     return ok;
 }
 
@@ -436,15 +419,5 @@ int main(int argc, char **argv)
         if (v.kernel && v.shared > 48 * 1024)
             CUDA_CHECK(cudaFuncSetAttribute((const void *)v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             (int)v.shared));
-    bool ok = true;
-    for (int a = 1; a < argc; ++a) {
-        int n = atoi(argv[a]);
-        if (n <= 0 || n % BLOCK != 0) {
-            fprintf(stderr, "n must be a positive multiple of %d\n", BLOCK);
-            return 2;
-        }
-        ok = sweep(n, a == 1) && ok;  // the first size is timed, the others only checked
-    }
-    printf("%s\n", ok ? "all variants equal to the reference" : "SOME VARIANT DIFFERS");
-    return ok ? 0 : 1;
+    return sweep_sizes(argc, argv, sweep);
 }

@@ -15,10 +15,7 @@
 #include <vector>
 
 #include "../../../solutions/apsp/gpu.c"
-
-// The seed's kernels below: HALF x HALF threads, four entries each (gpu.c's phase 1 had these too).
-#define HALF (BLOCK < 32 ? BLOCK : 32)
-#include "sweep_check.h"
+#include "sweep_check.h"  // HALF: the seed's kernels below, HALF x HALF threads, four entries each
 
 // The report's phase 2, k by k with a barrier each (the starter's way), to time against the
 // reference's min-plus product.
@@ -233,20 +230,12 @@ int main(int argc, char **argv)
         return 2;
     }
     CUDA_CHECK(cudaFuncSetAttribute(phase3_super, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * 64 * 128 * 4));
-    size_t count = (size_t)n * n, bytes = count * sizeof(int);
-    std::vector<int> host = sweep_matrix(n, 7);
-    int *input, *work, *reference;
-    unsigned long long *differences;
-    CUDA_CHECK(cudaMalloc(&input, bytes));
-    CUDA_CHECK(cudaMalloc(&work, bytes));
-    CUDA_CHECK(cudaMalloc(&reference, bytes));
-    CUDA_CHECK(cudaMalloc(&differences, sizeof *differences));
-    CUDA_CHECK(cudaMemcpy(input, host.data(), bytes, cudaMemcpyHostToDevice));
-    double updates = (double)n * n * n;
+    SweepMatrices m = sweep_matrices_create(n, 7);
+    int *work = m.work;
     printf("n = %d, %d rounds\n%-36s %10s %14s %8s\n", n, n / BLOCK, "phase 3", "ms", "10^12 upd/s", "wrong");
     for (int v = kReference; v <= kNoneSeedPhase2; ++v) {
         for (int rep = 0; rep < (v == kReference ? 2 : 1); ++rep) {  // the first run warms up
-            CUDA_CHECK(cudaMemcpy(work, input, bytes, cudaMemcpyDeviceToDevice));
+            CUDA_CHECK(cudaMemcpy(work, m.input, m.bytes, cudaMemcpyDeviceToDevice));
             GpuTimer timer;
             timer.start();
             for (int round = 0; round < n / BLOCK; ++round) {
@@ -260,10 +249,10 @@ int main(int argc, char **argv)
             timer.stop();
             float ms = timer.ms();
             if (v == kReference)
-                CUDA_CHECK(cudaMemcpy(reference, work, bytes, cudaMemcpyDeviceToDevice));
-            unsigned long long wrong = count_wrong(work, reference, count, differences);
+                CUDA_CHECK(cudaMemcpy(m.reference, work, m.bytes, cudaMemcpyDeviceToDevice));
+            unsigned long long wrong = count_wrong(work, m.reference, m.count, m.differences);
             if (rep == (v == kReference ? 1 : 0))
-                printf("%-36s %10.2f %14.3f %8s\n", kNames[v], ms, updates / (ms * 1e-3) / 1e12,
+                printf("%-36s %10.2f %14.3f %8s\n", kNames[v], ms, tera_updates_per_s(n, ms),
                        v >= kNone ? "-" : std::to_string(wrong).c_str());
         }
     }

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 
 from scopes import matching
-from shared import _split_declarators, _statement_bounds, _strip_attributes
+from shared import DROPPED, _split_declarators, _strip_attributes, shared_declarations
 
 UNEVALUATED = {"sizeof", "decltype", "alignof", "__alignof__", "typeof", "__typeof__", "noexcept"}
 KEYWORDS_BEFORE_VALUE = {"return", "case", "throw", "else", "do", "co_return", "co_yield"}
@@ -96,13 +96,10 @@ def _scope_end(tokens, index):
 
 def _shared_variables(tokens, in_code):
     variables = []
-    for index, token in enumerate(tokens):
-        if token.text != "__shared__" or token.in_directive:
-            continue
-        first, last = _statement_bounds(tokens, index)
+    for index, first, last in shared_declarations(tokens):
         if last < 0:
             continue
-        declaration = [t for t in tokens[first:last] if t.text not in ("__shared__", "static", "__device__")]
+        declaration = [t for t in tokens[first:last] if t.text not in DROPPED]
         if any(t.text in ("struct", "class", "union", "enum", "{", "=") for t in declaration):
             continue
         extern = any(t.text == "extern" for t in declaration)

@@ -8,7 +8,7 @@ types, so that cudaLaunchKernel((void *)k, ...) and cudaLaunchCooperativeKernel 
  -> __global__ void k(float *a, int n = 0) { ... } [[maybe_unused]] static const bool cudaemu_kernel_k_12 = ::cudaemu::register_kernel(static_cast<void (*)(float *a, int n)>(k), "k");
 """
 
-from scopes import matching
+from scopes import matching, split_top_level, top_level_index
 
 SKIPPED_WITH_PARENTHESES = {"__launch_bounds__", "__attribute__", "__align__", "alignas", "__maxnreg__",
                             "__cluster_dims__", "__declspec"}
@@ -54,45 +54,18 @@ def _signature(tokens, index):
 
 def _parameters_without_defaults(tokens, open_index, close_index, text):
     """The parameter list's text with default arguments removed, e.g. `float *a, int n`."""
-    parameters, current, depth = [], [], 0
-    for token in tokens[open_index + 1:close_index]:
-        if token.text in "([{<":
-            depth += 1
-        elif token.text in ")]}>":
-            depth -= 1
-        if token.text == "," and depth == 0:
-            parameters.append(current)
-            current = []
-        else:
-            current.append(token)
-    if current:
-        parameters.append(current)
     cleaned = []
-    for parameter in parameters:
-        depth, cut = 0, len(parameter)
-        for k, token in enumerate(parameter):
-            if token.text in "([{<":
-                depth += 1
-            elif token.text in ")]}>":
-                depth -= 1
-            elif token.text == "=" and depth == 0:
-                cut = k
-                break
+    for parameter in split_top_level(tokens[open_index + 1:close_index]):
+        cut = top_level_index(parameter, "=")
+        if cut < 0:
+            cut = len(parameter)
         if cut:
             cleaned.append(text[parameter[0].start:parameter[cut - 1].end])
     return ", ".join(" ".join(piece.split()) for piece in cleaned)
 
 
 def _has_default_arguments(tokens, open_index, close_index):
-    depth = 0
-    for token in tokens[open_index + 1:close_index]:
-        if token.text in "([{<":
-            depth += 1
-        elif token.text in ")]}>":
-            depth -= 1
-        elif token.text == "=" and depth == 0:
-            return True
-    return False
+    return top_level_index(tokens[open_index + 1:close_index], "=") >= 0
 
 
 def called_kernel_names(tokens):

@@ -57,3 +57,34 @@ def matching(tokens, index, open_text, close_text, step=1):
                 return i
         i += step
     return -1
+
+
+def split_top_level(tokens, separator=","):
+    """tokens split at each `separator` outside brackets (( [ { <), one token list a part; the
+    last part is there even when empty."""
+    parts, current, depth = [], [], 0
+    for token in tokens:
+        if token.text in "([{<":
+            depth += 1
+        elif token.text in ")]}>":
+            depth -= 1
+        if token.text == separator and depth == 0:
+            parts.append(current)
+            current = []
+        else:
+            current.append(token)
+    parts.append(current)
+    return parts
+
+
+def top_level_index(tokens, text):
+    """Index of the first `text` token outside brackets (( [ { <), or -1."""
+    depth = 0
+    for k, token in enumerate(tokens):
+        if token.text in "([{<":
+            depth += 1
+        elif token.text in ")]}>":
+            depth -= 1
+        elif token.text == text and depth == 0:
+            return k
+    return -1

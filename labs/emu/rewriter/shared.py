@@ -11,6 +11,8 @@ A declaration the rewriter cannot read is left alone; the header then makes it a
 thread_local, which is still one copy per running block (see cuda_emu/qualifiers.h).
 """
 
+from scopes import split_top_level
+
 DROPPED = {"__shared__", "static", "__device__"}
 ATTRIBUTES = {"__align__", "alignas", "__attribute__", "__builtin_align__"}
 PTR_OPERATORS = {"*", "&", "const", "volatile", "__restrict__", "__restrict"}
@@ -44,6 +46,14 @@ def _statement_bounds(tokens, index):
             return first, last
         last += 1
     return first, -1
+
+
+def shared_declarations(tokens):
+    """(index, first, last) for each __shared__ outside a directive: its token index and its
+    declaration's bounds (_statement_bounds: last is -1 where no ';' ends it)."""
+    for index, token in enumerate(tokens):
+        if token.text == "__shared__" and not token.in_directive:
+            yield (index, *_statement_bounds(tokens, index))
 
 
 def _strip_attributes(tokens):
@@ -91,19 +101,7 @@ def _split_declarators(tokens):
     base, rest = tokens[:begin], tokens[begin:]
     if not base:
         return None, None
-    declarators, current, depth = [], [], 0
-    for token in rest:
-        if token.text in "([{<":
-            depth += 1
-        elif token.text in ")]}>":
-            depth -= 1
-        if token.text == "," and depth == 0:
-            declarators.append(current)
-            current = []
-        else:
-            current.append(token)
-    declarators.append(current)
-    return base, declarators
+    return base, split_top_level(rest)
 
 
 def _join(tokens):
@@ -148,10 +146,8 @@ def _dynamic_replacement(tokens, in_code):
 
 def shared_edits(text, tokens, in_code):
     edits = []
-    for index, token in enumerate(tokens):
-        if token.text != "__shared__" or token.in_directive:
-            continue
-        first, last = _statement_bounds(tokens, index)
+    for index, first, last in shared_declarations(tokens):
+        token = tokens[index]
         if last < 0:
             raise SharedError(token.line, "__shared__ declaration without a ';'")
         declaration = tokens[first:last]

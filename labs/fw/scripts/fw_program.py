@@ -1,7 +1,9 @@
-"""Which fw program the lab's scripts run when they are not told (--fw PATH)."""
+"""What the fw lab's scripts share: which fw program they run when they are not told (--fw PATH),
+how they run it and read its figures, and their emulator limits."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -26,17 +28,41 @@ def default_fw() -> Path:
                      f"(your own code) first, or name one with --fw PATH")
 
 
+def add_fw_options(parser: argparse.ArgumentParser, full_cost: str) -> None:
+    """--fw PROGRAM, and --emu-full (fit_for_emulator's), whose cost under the emulator
+    full_cost says (e.g. "hours at n = 2048")."""
+    parser.add_argument("--fw", type=Path, default=None,
+                        help="the fw program (default: the reference build, or your own in the student edition)")
+    parser.add_argument("--emu-full", action="store_true",
+                        help=f"under the CPU emulator, the sizes and runs asked for ({full_cost})")
+
+
+def parse_fw_args(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """The command line, with --fw made the default program where it is not given."""
+    args = parser.parse_args()
+    args.fw = args.fw or default_fw()
+    return args
+
+
+def run_fw(fw: Path, *args, timeout: float | None = None) -> tuple[subprocess.CompletedProcess, dict | None]:
+    """Runs fw with the arguments; its process (output as text) and the figures of its result
+    file (LABKIT_RESULT), None where it wrote none."""
+    with tempfile.TemporaryDirectory() as scratch:
+        result = Path(scratch) / "result.json"
+        proc = subprocess.run([str(fw), *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "LABKIT_RESULT": str(result)})
+        try:
+            figures = json.loads(result.read_text())
+        except (OSError, ValueError):
+            figures = None
+    return proc, figures
+
+
 def device_of(fw: Path) -> str:
     """The device the program runs on ("CPU emulation" for an emulator build), from a tiny run of
     a given version (paper_versions.cu's), which works whatever TODOs fw.c has left."""
-    with tempfile.TemporaryDirectory() as scratch:
-        result = Path(scratch) / "result.json"
-        subprocess.run([str(fw), "--random", "2", "--version", "parallel"], capture_output=True, timeout=60,
-                       env={**os.environ, "LABKIT_RESULT": str(result)})
-        try:
-            return str(json.loads(result.read_text()).get("device", "?"))
-        except (OSError, ValueError):
-            return "?"
+    _, figures = run_fw(fw, "--random", 2, "--version", "parallel", timeout=60)
+    return "?" if figures is None else str(figures.get("device", "?"))
 
 
 def fit_for_emulator(args, device: str, largest: dict[str, int]) -> None:

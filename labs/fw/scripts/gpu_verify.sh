@@ -16,21 +16,9 @@
 set -u -o pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${OUT:-build/fw-verify}
-mkdir -p "$OUT"
 STAGES=${*:-check versions bench traffic table2 scaling}
 FW=build/solution/fw/fw
-status=0
-
-stage() { echo; echo "=== $1 ($(date +%T))"; }
-run_logged() {  # run_logged LOG COMMAND...: the command's output to the screen and to $OUT/LOG
-    local log=$1; shift
-    "$@" 2>&1 | tee -a "$OUT/$log"
-    local rc=${PIPESTATUS[0]}
-    [ "$rc" -eq 0 ] || { echo "FAILED ($rc): $*" | tee -a "$OUT/$log"; status=1; }
-}
-
-nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader | tee "$OUT/device.txt"
-make --no-print-directory SOL=1 fw -j8 > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
+. grader/scripts/gpu_verify_log.sh fw
 
 for s in $STAGES; do
     case $s in

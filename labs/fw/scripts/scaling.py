@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from fw_program import default_fw, device_of, fit_for_emulator
+from fw_program import add_fw_options, device_of, fit_for_emulator, parse_fw_args, run_fw
 
 HERE = Path(__file__).resolve().parent
 KIT = HERE.parents[2]
@@ -49,13 +46,9 @@ def load_gen():
 def run_size(fw: Path, n: int, runs: int, version: str, scratch: Path, gen) -> tuple[dict, str]:
     graph = scratch / f"undircycle{n}.txt"
     graph.write_text(gen.undir_cycle(n))
-    result = scratch / "result.json"
-    result.unlink(missing_ok=True)
-    proc = subprocess.run([str(fw), str(graph), "--runs", str(runs), "--version", version],
-                          capture_output=True, text=True, env={**os.environ, "LABKIT_RESULT": str(result)})
-    if proc.returncode != 0:
+    proc, figures = run_fw(fw, graph, "--runs", runs, "--version", version)
+    if proc.returncode != 0 or figures is None:
         raise SystemExit(f"fw failed on n = {n} (exit {proc.returncode}):\n{proc.stderr}{proc.stdout[-2000:]}")
-    figures = json.loads(result.read_text())
     return ({"n": n, "whole_ms": figures["total_ms"], "copy_only_ms": figures["copy_only_ms"],
              "corrected_ms": figures["corrected_ms"], "kernel_ms": figures["kernel_ms"],
              "kernel_ms_min": figures["kernel_ms_min"]}, figures.get("device", "?"))
@@ -72,8 +65,7 @@ def plot(rows: list[dict], png: Path, device: str) -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--fw", type=Path, default=None,
-                   help="the fw program (default: the reference build, or your own in the student edition)")
+    add_fw_options(p, "hours at --max 1800")
     p.add_argument("--min", type=int, default=10)
     p.add_argument("--max", type=int, default=1800)
     p.add_argument("--step", type=int, default=10)
@@ -83,10 +75,7 @@ def main() -> int:
     p.add_argument("--png", type=Path, help="draw the plot here")
     p.add_argument("--plot", type=Path, metavar="CSV", help="only draw the plot of an existing CSV")
     p.add_argument("--device", default=None, help="the GPU's name for the plot's title (with --plot)")
-    p.add_argument("--emu-full", action="store_true",
-                   help="under the CPU emulator, the sizes and runs asked for (hours at --max 1800)")
-    args = p.parse_args()
-    args.fw = args.fw or default_fw()
+    args = parse_fw_args(p)
 
     if args.plot:
         with args.plot.open() as f:

@@ -20,14 +20,10 @@ the file reading are left out.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from fw_program import default_fw, device_of, fit_for_emulator
+from fw_program import add_fw_options, device_of, fit_for_emulator, parse_fw_args, run_fw
 
 KIT = Path(__file__).resolve().parents[3]
 PAPER_NAMES = {"cpu": "CPU Sequential", "parallel": "GPU Parallel", "grid-sync": "Atomic GPU",
@@ -42,31 +38,22 @@ PAPER = {
 
 
 def run_version(fw: Path, version: str, n: int, runs: int, seed: int) -> tuple[list[float], str, bool]:
-    with tempfile.TemporaryDirectory() as scratch:
-        result = Path(scratch) / "result.json"
-        proc = subprocess.run([str(fw), "--random", str(n), "--seed", str(seed), "--version", version,
-                               "--runs", str(runs), "--check"],
-                              capture_output=True, text=True, env={**os.environ, "LABKIT_RESULT": str(result)})
-        if proc.returncode not in (0, 1):
-            raise SystemExit(f"fw --version {version} failed (exit {proc.returncode}):\n{proc.stderr}")
-        figures = json.loads(result.read_text())
+    proc, figures = run_fw(fw, "--random", n, "--seed", seed, "--version", version, "--runs", runs, "--check")
+    if proc.returncode not in (0, 1) or figures is None:
+        raise SystemExit(f"fw --version {version} failed (exit {proc.returncode}):\n{proc.stderr}")
     times = [figures[f"kernel_ms_{r}"] for r in range(1, runs + 1)]
     return times, figures.get("device", "CPU"), proc.returncode == 0 and "CHECK: all" in proc.stdout
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--fw", type=Path, default=None,
-                   help="the fw program (default: the reference build, or your own in the student edition)")
     p.add_argument("--n", type=int, default=2048)
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--versions", default="cpu,parallel,grid-sync,grid-sync-reg,rows")
     p.add_argument("--csv", type=Path, help="also write the table as CSV")
-    p.add_argument("--emu-full", action="store_true",
-                   help="under the CPU emulator, the size and runs asked for (hours at n = 2048)")
-    args = p.parse_args()
-    args.fw = args.fw or default_fw()
+    add_fw_options(p, "hours at n = 2048")
+    args = parse_fw_args(p)
     fit_for_emulator(args, device_of(args.fw), {"n": 256, "runs": 3})
 
     versions = args.versions.split(",")

@@ -15,27 +15,19 @@
 
 #include <cuda_pipeline.h>
 
+// The solution's TileShape (the block, warp and thread tiles, MIN_BLOCKS, FRAG_PIPE, GROUP and
+// A's padding, which its load_fragments reads by), plus the stages.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int STAGES_, int MIN_BLOCKS_ = 1,
           bool FRAG_PIPE_ = true, int GROUP_ = 0>
-struct AsyncShape {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_;  // block tile of C, and its k step
-    static constexpr int WM = WM_, WN = WN_;             // one warp's piece of it
-    static constexpr int LY = LY_, LX = LX_;             // a warp's lanes, LY × LX = 32
-    static constexpr int TM = WM / LY, TN = WN / LX;     // one thread's patch of C
-    static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
-    static constexpr int STAGES = STAGES_;          // tiles in shared memory at once
-    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // blocks per SM: caps registers per thread
-    static constexpr bool FRAG_PIPE = FRAG_PIPE_;   // load step k+1's values before step k's multiply-adds
-    static constexpr int GROUP = GROUP_;            // block rows per group in launch order; 0: row by row
-    static constexpr int A_PAD = 4;
-    static constexpr int A_STAGE = BK * (BM + A_PAD), B_STAGE = BK * BN;  // floats
+struct AsyncShape : TileShape<BM_, BN_, BK_, WM_, WN_, LY_, LX_, MIN_BLOCKS_, FRAG_PIPE_, GROUP_> {
+    using Tile = TileShape<BM_, BN_, BK_, WM_, WN_, LY_, LX_, MIN_BLOCKS_, FRAG_PIPE_, GROUP_>;
+    static constexpr int STAGES = STAGES_;  // tiles in shared memory at once
+    static constexpr int A_STAGE = BK_ * (BM_ + Tile::A_PAD), B_STAGE = BK_ * BN_;  // floats
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
-    static constexpr int A_COPIES = BM * BK / THREADS;      // 4-byte copies of A per thread per tile
-    static constexpr int B_COPIES = BK * BN / 4 / THREADS;  // 16-byte copies of B per thread per tile
-    static_assert(LY * LX == 32, "a warp is 32 lanes");
-    static_assert(TM % 4 == 0 && TN % 4 == 0, "patches are made of 4 × 4 sub-patches");
-    static_assert(BM % WM == 0 && BN % WN == 0 && BK % 8 == 0, "warps tile the block; A is copied 8 k wide");
-    static_assert(A_COPIES * THREADS == BM * BK && B_COPIES * THREADS * 4 == BK * BN,
+    static constexpr int A_COPIES = BM_ * BK_ / Tile::THREADS;      // 4-byte copies of A per thread per tile
+    static constexpr int B_COPIES = BK_ * BN_ / 4 / Tile::THREADS;  // 16-byte copies of B per thread per tile
+    static_assert(BK_ % 8 == 0, "A is copied 8 k wide");
+    static_assert(A_COPIES * Tile::THREADS == BM_ * BK_ && B_COPIES * Tile::THREADS * 4 == BK_ * BN_,
                   "every thread copies the same share of each tile");
     static_assert(STAGES >= 2, "one stage to compute with, at least one being filled");
 };
@@ -140,6 +132,17 @@ __device__ __forceinline__ void async_multiply_tile(float (&acc)[S::TM][S::TN], 
     }
 }
 
+// The thread's patch of C before the first tile (rows_kernel.cuh's too).
+template <class S>
+__device__ __forceinline__ void zero_patch(float (&acc)[S::TM][S::TN])
+{
+#pragma unroll
+    for (int i = 0; i < S::TM; ++i)
+#pragma unroll
+        for (int j = 0; j < S::TN; ++j)
+            acc[i][j] = 0.0f;
+}
+
 template <class S, bool VEC4>
 __global__ void __launch_bounds__(S::THREADS, S::MIN_BLOCKS)
 async_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)
@@ -155,11 +158,7 @@ async_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__
     const int n0 = (warp % (S::BN / S::WN)) * S::WN + (lane % S::LX) * 4;
 
     float acc[S::TM][S::TN];
-#pragma unroll
-    for (int i = 0; i < S::TM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::TN; ++j)
-            acc[i][j] = 0.0f;
+    zero_patch<S>(acc);
 
     // Tiles 0 .. STAGES - 2 in flight, one commit group each (empty past the last tile, so that
     // "all but the newest STAGES - 2 groups have landed" always means "tile t has").
@@ -190,27 +189,30 @@ async_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__
     store_patch<S, VEC4>(C, n, bm + m0, bn + n0, acc);
 }
 
-// Launches async_kernel<S> on an n × n product. Its stages are dynamic shared memory: past
-// 48 KiB a kernel must ask for it (cudaFuncSetAttribute, once per kernel).
-template <class S, bool VEC4>
-static void launch_async_as(const float *A, const float *B, float *C, int n)
+// A kernel of tune_fast.cu's candidates: C = A·B, all three n × n.
+typedef void (*ProductKernel)(const float *, const float *, float *, int);
+
+// Launches a kernel whose stages are dynamic shared memory (async_kernel below, rows_kernel of
+// rows_kernel.cuh) on an n × n product: VEC4 where n % 4 == 0, SCALAR otherwise. Past 48 KiB a
+// kernel must ask for its shared memory (cudaFuncSetAttribute, once per kernel).
+template <class S, ProductKernel SCALAR, ProductKernel VEC4>
+static void launch_with_stages(const float *A, const float *B, float *C, int n)
 {
-    static bool raised = false;
-    if (S::SMEM_BYTES > 48 * 1024 && !raised) {
-        CUDA_CHECK(cudaFuncSetAttribute(async_kernel<S, VEC4>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    static bool raised[2] = {false, false};  // SCALAR's, VEC4's
+    bool vec4 = n % 4 == 0;
+    ProductKernel kernel = vec4 ? VEC4 : SCALAR;
+    if (S::SMEM_BYTES > 48 * 1024 && !raised[vec4]) {
+        CUDA_CHECK(cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         S::SMEM_BYTES));
-        raised = true;
+        raised[vec4] = true;
     }
     dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
-    async_kernel<S, VEC4><<<grid, S::THREADS, S::SMEM_BYTES>>>(A, B, C, n);
+    kernel<<<grid, S::THREADS, S::SMEM_BYTES>>>(A, B, C, n);
     CUDA_CHECK_LAUNCH();
 }
 
 template <class S>
 static void launch_async(const float *A, const float *B, float *C, int n)
 {
-    if (n % 4 == 0)
-        launch_async_as<S, true>(A, B, C, n);
-    else
-        launch_async_as<S, false>(A, B, C, n);
+    launch_with_stages<S, async_kernel<S, false>, async_kernel<S, true>>(A, B, C, n);
 }

@@ -11,32 +11,21 @@ reads 32 floats n apart: up to 32 transactions). Prints GFLOP/s and the ratio of
 
 import argparse
 
-from runner import add_program_options, device_name, fit_for_emulator, print_table, program_from, run, RunFailed
-
-
-def gflops(program, n, kernel, block, reps):
-    try:
-        return run(program, "--n", n, "--kernel", kernel, "--ntx", block, "--nty", block, "--reps", reps)["gflops"]
-    except RunFailed as e:
-        print(f"  ({kernel} at n = {n}: {e})")
-        return None
+from runner import add_program_options, fit_for_emulator, gflops, parse_and_build, print_table
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[512, 1024, 2048])
     parser.add_argument("--block", type=int, default=16)
-    parser.add_argument("--reps", type=int, default=5)
     add_program_options(parser)
-    args = parser.parse_args()
-    program = program_from(args)
-    device = device_name(program)
+    args, program, device = parse_and_build(parser)
     args.sizes, args.reps = fit_for_emulator(args, device, args.sizes, args.reps)
     print(f"Coalescing on {device}, blocks of {args.block}x{args.block}: GFLOP/s, "
           f"median of {args.reps} launches (slides, C1060, n = 512: tiled 128 vs 9.20)")
     rows = []
     for kind in ("tiled", "naive"):
-        results = {label: [gflops(program, n, kernel, args.block, args.reps) for n in args.sizes]
+        results = {label: [gflops(program, n, kernel, args.block, args.block, args.reps) for n in args.sizes]
                    for label, kernel in (("coalesced", kind), ("uncoalesced", f"{kind}_uncoalesced"))}
         for label, values in results.items():
             name = f"{kind}, {label}" + (" (naively blocked)" if kind == "tiled" and label == "uncoalesced" else "")

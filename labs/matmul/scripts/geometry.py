@@ -12,7 +12,7 @@ C1060 at n = 512, are printed beside them.
 
 import argparse
 
-from runner import add_program_options, device_name, fit_for_emulator, gflops_cell, print_table, program_from
+from runner import add_program_options, fit_for_emulator, gflops_cell, parse_and_build, print_table
 
 TILES = [32, 16, 8, 4]
 SLIDES_TILED = {"coalesced": ["-", "128", "53.8", "12.5"], "naively blocked": ["-", "9.20", "8.90", "8.26"]}
@@ -23,11 +23,8 @@ SLIDES_NAIVE = ["8.85", "7.69", "6.36", "6.30", "4.61", "3.96", "-", "-"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=2048)
-    parser.add_argument("--reps", type=int, default=5)
     add_program_options(parser)
-    args = parser.parse_args()
-    program = program_from(args)
-    device = device_name(program)
+    args, program, device = parse_and_build(parser)
     (args.n,), args.reps = fit_for_emulator(args, device, [args.n], args.reps)
     print(f"Thread geometry on {device}, n = {args.n}: GFLOP/s, median of {args.reps} launches")
     print()

@@ -29,27 +29,19 @@
 
 #include <cuda_pipeline.h>
 
+#include "async_kernel.cuh"  // zero_patch, launch_with_stages
+
+// The solution's TileShape (the block, warp and thread tiles, MIN_BLOCKS; its A_LOADS and
+// B_LOADS are the float4s of A and B a thread moves a tile), plus the stages and how each operand
+// comes in.
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int STAGES_, int MIN_BLOCKS_, bool A_ASYNC_,
           bool B_ASYNC_>
-struct RowsShape {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_;  // block tile of C, and its k step
-    static constexpr int WM = WM_, WN = WN_;             // one warp's piece of it
-    static constexpr int LY = LY_, LX = LX_;             // a warp's lanes, LY × LX = 32
-    static constexpr int TM = WM / LY, TN = WN / LX;     // one thread's patch of C
-    static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
+struct RowsShape : TileShape<BM_, BN_, BK_, WM_, WN_, LY_, LX_, MIN_BLOCKS_> {
     static constexpr int STAGES = STAGES_;
-    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
     static constexpr bool A_ASYNC = A_ASYNC_, B_ASYNC = B_ASYNC_;
-    static constexpr int A_PITCH = BK + 4;  // floats: LY consecutive rows in different banks
-    static constexpr int A_STAGE = BM * A_PITCH, B_STAGE = BK * BN;  // floats
+    static constexpr int A_PITCH = BK_ + 4;  // floats: LY consecutive rows in different banks
+    static constexpr int A_STAGE = BM_ * A_PITCH, B_STAGE = BK_ * BN_;  // floats
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * (int)sizeof(float);
-    static constexpr int A_VECS = BM * BK / 4 / THREADS;  // float4s of A per thread per tile
-    static constexpr int B_VECS = BK * BN / 4 / THREADS;
-    static_assert(LY * LX == 32, "a warp is 32 lanes");
-    static_assert(TN % 4 == 0 && BK % 4 == 0, "B's rows are read, and A's rows copied, as float4s");
-    static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
-    static_assert(A_VECS * THREADS * 4 == BM * BK && B_VECS * THREADS * 4 == BK * BN,
-                  "every thread moves the same number of float4s");
     static_assert(STAGES >= 2, "one stage to compute with, at least one being filled");
     static_assert(A_ASYNC || B_ASYNC || STAGES == 2, "register staging alone needs 2 stages");
 };
@@ -109,16 +101,16 @@ __device__ __forceinline__ float4 load_vec(const float *src, int inside)
 // tile at a time) and where they go in a stage.
 template <class S>
 struct RowsCopier {
-    const float *a_src[S::A_VECS];
-    const float *b_src[S::B_VECS];
-    int a_row[S::A_VECS], a_col[S::A_VECS];  // in the matrix, for the bounds; a_col moves by BK
-    int b_row[S::B_VECS], b_col[S::B_VECS];  // b_row moves by BK
-    int a_dst[S::A_VECS], b_dst[S::B_VECS];  // floats into a stage's As and Bs
+    const float *a_src[S::A_LOADS];
+    const float *b_src[S::B_LOADS];
+    int a_row[S::A_LOADS], a_col[S::A_LOADS];  // in the matrix, for the bounds; a_col moves by BK
+    int b_row[S::B_LOADS], b_col[S::B_LOADS];  // b_row moves by BK
+    int a_dst[S::A_LOADS], b_dst[S::B_LOADS];  // floats into a stage's As and Bs
 
     __device__ __forceinline__ RowsCopier(const float *A, const float *B, int n, int bm, int bn)
     {
 #pragma unroll
-        for (int i = 0; i < S::A_VECS; ++i) {
+        for (int i = 0; i < S::A_LOADS; ++i) {
             int v = threadIdx.x + i * S::THREADS;
             int m = v / (S::BK / 4), k = (v % (S::BK / 4)) * 4;
             a_row[i] = bm + m;
@@ -127,7 +119,7 @@ struct RowsCopier {
             a_dst[i] = m * S::A_PITCH + k;
         }
 #pragma unroll
-        for (int i = 0; i < S::B_VECS; ++i) {
+        for (int i = 0; i < S::B_LOADS; ++i) {
             int v = threadIdx.x + i * S::THREADS;
             int k = v / (S::BN / 4), c = (v % (S::BN / 4)) * 4;
             b_row[i] = k;
@@ -140,12 +132,12 @@ struct RowsCopier {
     __device__ __forceinline__ void advance(int n)
     {
 #pragma unroll
-        for (int i = 0; i < S::A_VECS; ++i) {
+        for (int i = 0; i < S::A_LOADS; ++i) {
             a_src[i] += S::BK;
             a_col[i] += S::BK;
         }
 #pragma unroll
-        for (int i = 0; i < S::B_VECS; ++i) {
+        for (int i = 0; i < S::B_LOADS; ++i) {
             b_src[i] += (size_t)S::BK * n;
             b_row[i] += S::BK;
         }
@@ -155,8 +147,8 @@ struct RowsCopier {
 // The register-staged operands of one tile, between their loads and their stores.
 template <class S>
 struct RowsStaged {
-    float4 a[S::A_ASYNC ? 1 : S::A_VECS];
-    float4 b[S::B_ASYNC ? 1 : S::B_VECS];
+    float4 a[S::A_ASYNC ? 1 : S::A_LOADS];
+    float4 b[S::B_ASYNC ? 1 : S::B_LOADS];
 };
 
 // Starts the cp.async copies of the current tile (the async operands) into stage `to`.
@@ -166,12 +158,12 @@ __device__ __forceinline__ void rows_copy_async(const RowsCopier<S> &cp, const f
 {
     if (S::A_ASYNC) {
 #pragma unroll
-        for (int i = 0; i < S::A_VECS; ++i)
+        for (int i = 0; i < S::A_LOADS; ++i)
             copy_async<VEC4>(to.As + cp.a_dst[i], cp.a_src[i], A, floats_inside<VEC4>(cp.a_row[i], cp.a_col[i], n));
     }
     if (S::B_ASYNC) {
 #pragma unroll
-        for (int i = 0; i < S::B_VECS; ++i)
+        for (int i = 0; i < S::B_LOADS; ++i)
             copy_async<VEC4>(to.Bs + cp.b_dst[i], cp.b_src[i], B, floats_inside<VEC4>(cp.b_row[i], cp.b_col[i], n));
     }
 }
@@ -182,12 +174,12 @@ __device__ __forceinline__ void rows_load_staged(const RowsCopier<S> &cp, int n,
 {
     if (!S::A_ASYNC) {
 #pragma unroll
-        for (int i = 0; i < S::A_VECS; ++i)
+        for (int i = 0; i < S::A_LOADS; ++i)
             r.a[i] = load_vec<VEC4>(cp.a_src[i], floats_inside<VEC4>(cp.a_row[i], cp.a_col[i], n));
     }
     if (!S::B_ASYNC) {
 #pragma unroll
-        for (int i = 0; i < S::B_VECS; ++i)
+        for (int i = 0; i < S::B_LOADS; ++i)
             r.b[i] = load_vec<VEC4>(cp.b_src[i], floats_inside<VEC4>(cp.b_row[i], cp.b_col[i], n));
     }
 }
@@ -197,12 +189,12 @@ __device__ __forceinline__ void rows_store_staged(const RowsCopier<S> &cp, const
 {
     if (!S::A_ASYNC) {
 #pragma unroll
-        for (int i = 0; i < S::A_VECS; ++i)
+        for (int i = 0; i < S::A_LOADS; ++i)
             *reinterpret_cast<float4 *>(to.As + cp.a_dst[i]) = r.a[i];
     }
     if (!S::B_ASYNC) {
 #pragma unroll
-        for (int i = 0; i < S::B_VECS; ++i)
+        for (int i = 0; i < S::B_LOADS; ++i)
             *reinterpret_cast<float4 *>(to.Bs + cp.b_dst[i]) = r.b[i];
     }
 }
@@ -253,11 +245,7 @@ rows_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__r
     const int b_col0 = (warp % (S::BN / S::WN)) * S::WN + (lane % S::LX) * 4;
 
     float acc[S::TM][S::TN];
-#pragma unroll
-    for (int i = 0; i < S::TM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::TN; ++j)
-            acc[i][j] = 0.0f;
+    zero_patch<S>(acc);
 
     RowsCopier<S> cp(A, B, n, bm, bn);
     RowsStaged<S> staged;
@@ -303,27 +291,8 @@ rows_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__r
         store_row<S, VEC4>(C, n, bm + a_row0 + i * S::LY, bn + b_col0, acc[i]);
 }
 
-// Launches rows_kernel<S> on an n × n product; past 48 KiB of stages a kernel must ask for its
-// shared memory (cudaFuncSetAttribute, once per kernel).
-template <class S, bool VEC4>
-static void launch_rows_as(const float *A, const float *B, float *C, int n)
-{
-    static bool raised = false;
-    if (S::SMEM_BYTES > 48 * 1024 && !raised) {
-        CUDA_CHECK(cudaFuncSetAttribute(rows_kernel<S, VEC4>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        S::SMEM_BYTES));
-        raised = true;
-    }
-    dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
-    rows_kernel<S, VEC4><<<grid, S::THREADS, S::SMEM_BYTES>>>(A, B, C, n);
-    CUDA_CHECK_LAUNCH();
-}
-
 template <class S>
 static void launch_rows(const float *A, const float *B, float *C, int n)
 {
-    if (n % 4 == 0)
-        launch_rows_as<S, true>(A, B, C, n);
-    else
-        launch_rows_as<S, false>(A, B, C, n);
+    launch_with_stages<S, rows_kernel<S, false>, rows_kernel<S, true>>(A, B, C, n);
 }

@@ -23,6 +23,7 @@ EMU_LARGEST_N = 256
 
 
 def add_program_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--reps", type=int, default=5, help="launches a figure is the median of")
     parser.add_argument("--program", type=Path, help="an already built matmul program (default: build yours)")
     parser.add_argument("--emu-full", action="store_true",
                         help="under the CPU emulator, run the sizes and repetitions asked for (hours at n = 2048)")
@@ -44,6 +45,13 @@ def fit_for_emulator(args, device: str, sizes: list[int], reps: int) -> tuple[li
               f"one repetition each (seconds). On a GPU the command runs as written; --emu-full runs it "
               f"here as written.", flush=True)
     return fitted, 1
+
+
+def parse_and_build(parser: argparse.ArgumentParser) -> tuple[argparse.Namespace, Path, str]:
+    """The command line (with add_program_options'), the program to run and its device's name."""
+    args = parser.parse_args()
+    program = program_from(args)
+    return args, program, device_name(program)
 
 
 def program_from(args) -> Path:
@@ -73,14 +81,19 @@ def run(program: Path, *args) -> dict:
         return json.loads(result_file.read_text())
 
 
-def gflops_cell(program: Path, n: int, kernel: str, ntx: int, nty: int, reps: int) -> str:
-    """One table cell: the kernel's GFLOP/s, or why there is none."""
+def gflops(program: Path, n: int, kernel: str, ntx: int, nty: int, reps: int) -> float | None:
+    """The kernel's GFLOP/s on blocks of ntx x nty threads, or None after saying why there is none."""
     try:
-        figures = run(program, "--n", n, "--kernel", kernel, "--ntx", ntx, "--nty", nty, "--reps", reps)
+        return run(program, "--n", n, "--kernel", kernel, "--ntx", ntx, "--nty", nty, "--reps", reps)["gflops"]
     except RunFailed as e:
-        print(f"  ({kernel} {ntx}x{nty}: {e})", file=sys.stderr)
-        return "-"
-    return f"{figures['gflops']:.1f}"
+        print(f"  ({kernel} {ntx}x{nty} at n = {n}: {e})", file=sys.stderr)
+        return None
+
+
+def gflops_cell(program: Path, n: int, kernel: str, ntx: int, nty: int, reps: int) -> str:
+    """One table cell: the kernel's GFLOP/s, or "-" where there is none."""
+    figures = gflops(program, n, kernel, ntx, nty, reps)
+    return "-" if figures is None else f"{figures:.1f}"
 
 
 def device_name(program: Path) -> str:

@@ -60,25 +60,23 @@ inline T fma(T a, T b, T c, Mode mode)
 }  // namespace rounding
 }  // namespace cudaemu
 
-#define CUDAEMU_ROUNDED(suffix, mode)                                                                      \
-    inline float __fadd_##suffix(float x, float y) { return ::cudaemu::rounding::add(x, y, mode); }        \
-    inline float __fsub_##suffix(float x, float y) { return ::cudaemu::rounding::add(x, -y, mode); }       \
-    inline float __fmul_##suffix(float x, float y) { return ::cudaemu::rounding::mul(x, y, mode); }        \
-    inline float __fdiv_##suffix(float x, float y) { return ::cudaemu::rounding::div(x, y, mode); }        \
-    inline float __frcp_##suffix(float x) { return ::cudaemu::rounding::div(1.0f, x, mode); }              \
-    inline float __fsqrt_##suffix(float x) { return ::cudaemu::rounding::sqrt(x, mode); }                  \
-    inline float __fmaf_##suffix(float x, float y, float z) { return ::cudaemu::rounding::fma(x, y, z, mode); } \
-    inline double __dadd_##suffix(double x, double y) { return ::cudaemu::rounding::add(x, y, mode); }     \
-    inline double __dsub_##suffix(double x, double y) { return ::cudaemu::rounding::add(x, -y, mode); }    \
-    inline double __dmul_##suffix(double x, double y) { return ::cudaemu::rounding::mul(x, y, mode); }     \
-    inline double __ddiv_##suffix(double x, double y) { return ::cudaemu::rounding::div(x, y, mode); }     \
-    inline double __drcp_##suffix(double x) { return ::cudaemu::rounding::div(1.0, x, mode); }             \
-    inline double __dsqrt_##suffix(double x) { return ::cudaemu::rounding::sqrt(x, mode); }                \
-    inline double __fma_##suffix(double x, double y, double z) { return ::cudaemu::rounding::fma(x, y, z, mode); }
+// One type's set: T float (prefix f, fma spelled __fmaf) or double (d, __fma).
+#define CUDAEMU_ROUNDED_OF(T, prefix, fma_name, suffix, mode)                                     \
+    inline T __##prefix##add_##suffix(T x, T y) { return ::cudaemu::rounding::add(x, y, mode); }  \
+    inline T __##prefix##sub_##suffix(T x, T y) { return ::cudaemu::rounding::add(x, -y, mode); } \
+    inline T __##prefix##mul_##suffix(T x, T y) { return ::cudaemu::rounding::mul(x, y, mode); }  \
+    inline T __##prefix##div_##suffix(T x, T y) { return ::cudaemu::rounding::div(x, y, mode); }  \
+    inline T __##prefix##rcp_##suffix(T x) { return ::cudaemu::rounding::div((T)1, x, mode); }    \
+    inline T __##prefix##sqrt_##suffix(T x) { return ::cudaemu::rounding::sqrt(x, mode); }        \
+    inline T fma_name##_##suffix(T x, T y, T z) { return ::cudaemu::rounding::fma(x, y, z, mode); }
+#define CUDAEMU_ROUNDED(suffix, mode)                  \
+    CUDAEMU_ROUNDED_OF(float, f, __fmaf, suffix, mode) \
+    CUDAEMU_ROUNDED_OF(double, d, __fma, suffix, mode)
 CUDAEMU_ROUNDED(rd, ::cudaemu::rounding::Down)
 CUDAEMU_ROUNDED(ru, ::cudaemu::rounding::Up)
 CUDAEMU_ROUNDED(rz, ::cudaemu::rounding::TowardZero)
 #undef CUDAEMU_ROUNDED
+#undef CUDAEMU_ROUNDED_OF
 
 // The round-to-nearest spellings math_intrinsics.h does not have.
 inline double __dsub_rn(double x, double y) { return x - y; }

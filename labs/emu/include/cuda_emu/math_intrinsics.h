@@ -9,30 +9,20 @@
 #include <cstring>
 
 // ---- min and max: CUDA's overload set, so mixed signed/unsigned calls resolve as on a GPU.
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned int min(unsigned int a, unsigned int b) { return a < b ? a : b; }
-inline unsigned int max(unsigned int a, unsigned int b) { return a > b ? a : b; }
-inline unsigned int min(int a, unsigned int b) { return min((unsigned int)a, b); }
-inline unsigned int max(int a, unsigned int b) { return max((unsigned int)a, b); }
-inline unsigned int min(unsigned int a, int b) { return min(a, (unsigned int)b); }
-inline unsigned int max(unsigned int a, int b) { return max(a, (unsigned int)b); }
-inline long min(long a, long b) { return a < b ? a : b; }
-inline long max(long a, long b) { return a > b ? a : b; }
-inline unsigned long min(unsigned long a, unsigned long b) { return a < b ? a : b; }
-inline unsigned long max(unsigned long a, unsigned long b) { return a > b ? a : b; }
-inline unsigned long min(long a, unsigned long b) { return min((unsigned long)a, b); }
-inline unsigned long max(long a, unsigned long b) { return max((unsigned long)a, b); }
-inline unsigned long min(unsigned long a, long b) { return min(a, (unsigned long)b); }
-inline unsigned long max(unsigned long a, long b) { return max(a, (unsigned long)b); }
-inline long long min(long long a, long long b) { return a < b ? a : b; }
-inline long long max(long long a, long long b) { return a > b ? a : b; }
-inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
-inline unsigned long long min(long long a, unsigned long long b) { return min((unsigned long long)a, b); }
-inline unsigned long long max(long long a, unsigned long long b) { return max((unsigned long long)a, b); }
-inline unsigned long long min(unsigned long long a, long long b) { return min(a, (unsigned long long)b); }
-inline unsigned long long max(unsigned long long a, long long b) { return max(a, (unsigned long long)b); }
+// Each integer width S and its unsigned U: S with S, U with U, and a mixed pair as U.
+#define CUDAEMU_MIN_MAX(S, U)                        \
+    inline S min(S a, S b) { return a < b ? a : b; } \
+    inline S max(S a, S b) { return a > b ? a : b; } \
+    inline U min(U a, U b) { return a < b ? a : b; } \
+    inline U max(U a, U b) { return a > b ? a : b; } \
+    inline U min(S a, U b) { return min((U)a, b); }  \
+    inline U max(S a, U b) { return max((U)a, b); }  \
+    inline U min(U a, S b) { return min(a, (U)b); }  \
+    inline U max(U a, S b) { return max(a, (U)b); }
+CUDAEMU_MIN_MAX(int, unsigned int)
+CUDAEMU_MIN_MAX(long, unsigned long)
+CUDAEMU_MIN_MAX(long long, unsigned long long)
+#undef CUDAEMU_MIN_MAX
 inline float min(float a, float b) { return fminf(a, b); }
 inline float max(float a, float b) { return fmaxf(a, b); }
 inline double min(double a, double b) { return fmin(a, b); }

@@ -225,8 +225,12 @@ void forget_graph(const CUgraph_st *graph)
     for (const auto &node : graph->nodes) forget_graph_bodies(*node);
 }
 
-cudaError_t check_edge_data(const char *call, const cudaGraphEdgeData *edge_data, std::size_t count)
+// What cudaGraphAddDependencies and cudaGraphRemoveDependencies check before the edges: the
+// graph, and that the edge data asks for nothing the emulator lacks.
+cudaError_t check_edges(const char *call, cudaGraph_t graph, const cudaGraphEdgeData *edge_data, std::size_t count)
 {
+    cudaError_t error = check_graph(call, graph);
+    if (error != cudaSuccess) return error;
     if (edge_data)
         for (std::size_t i = 0; i < count; ++i)
             if (edge_data[i].from_port || edge_data[i].to_port || edge_data[i].type)
@@ -243,6 +247,17 @@ CUgraphNode_st *node_of_type(const char *call, cudaGraphNode_t node, cudaGraphNo
         return nullptr;
     }
     return node;
+}
+
+// The Get calls that copy one member of a node of `type` to the caller's *out.
+template <class Field, class Out>
+cudaError_t get_node_field(const char *call, cudaGraphNode_t node, cudaGraphNodeType type, const char *kind,
+                           Field CUgraphNode_st::*field, Out *out)
+{
+    CUgraphNode_st *n = node_of_type(call, node, type, kind);
+    if (!n || !out) return n ? fail(cudaErrorInvalidValue, "%s: no address", call) : cudaErrorInvalidValue;
+    *out = (*n).*field;
+    return cudaSuccess;
 }
 
 const char *type_name(cudaGraphNodeType type)
@@ -290,6 +305,33 @@ std::unique_ptr<CUgraphNode_st> new_node(cudaGraphNodeType type)
 {
     auto node = std::make_unique<CUgraphNode_st>();
     node->type = type;
+    return node;
+}
+
+// A node of `type` whose body is one member, `field`, set to `value` (a copy, a memset, a host
+// function, a pointer to free).
+template <class Field>
+std::unique_ptr<CUgraphNode_st> new_node(cudaGraphNodeType type, Field CUgraphNode_st::*field, const Field &value)
+{
+    auto node = new_node(type);
+    (*node).*field = value;
+    return node;
+}
+
+// A memcpy node's body as a 1D copy, cudaMemcpy's four arguments.
+void set_copy_1d(CUgraphNode_st &node, void *dst, const void *src, std::size_t count, cudaMemcpyKind kind)
+{
+    node.copy_1d = true;
+    node.dst = dst;
+    node.src = src;
+    node.count = count;
+    node.kind = kind;
+}
+
+std::unique_ptr<CUgraphNode_st> memcpy_1d_node(void *dst, const void *src, std::size_t count, cudaMemcpyKind kind)
+{
+    auto node = new_node(cudaGraphNodeTypeMemcpy);
+    set_copy_1d(*node, dst, src, count, kind);
     return node;
 }
 
@@ -494,6 +536,16 @@ bool stream_is_capturing(cudaStream_t stream)
     return capture_of(stream) != nullptr;
 }
 
+// What a capture_* call that records one node does: false where `stream` is not capturing;
+// else the node `make` returns goes into the capture, and *result says whether it could.
+template <class MakeNode>
+bool capture_made_node(cudaStream_t stream, cudaError_t *result, MakeNode make)
+{
+    if (!stream_is_capturing(stream)) return false;
+    *result = capture_node(stream, make()) ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
+    return true;
+}
+
 cudaError_t bind_kernel(const char *call, const cudaKernelNodeParams *p, std::shared_ptr<const KernelLaunch> *target)
 {
     if (!p || !p->func)
@@ -586,43 +638,29 @@ bool capture_kernel(const LaunchConfig &config, const KernelCall &call, bool coo
 
 bool capture_copy(cudaStream_t stream, const cudaMemcpy3DParms &copy, cudaError_t *result)
 {
-    if (!stream_is_capturing(stream)) return false;
-    auto node = new_node(cudaGraphNodeTypeMemcpy);
-    node->copy = copy;
-    *result = capture_node(stream, std::move(node)) ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
-    return true;
+    return capture_made_node(stream, result, [&] {
+        return new_node(cudaGraphNodeTypeMemcpy, &CUgraphNode_st::copy, copy);
+    });
 }
 
 bool capture_copy_1d(cudaStream_t stream, void *dst, const void *src, std::size_t count, cudaMemcpyKind kind,
                      cudaError_t *result)
 {
-    if (!stream_is_capturing(stream)) return false;
-    auto node = new_node(cudaGraphNodeTypeMemcpy);
-    node->copy_1d = true;
-    node->dst = dst;
-    node->src = src;
-    node->count = count;
-    node->kind = kind;
-    *result = capture_node(stream, std::move(node)) ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
-    return true;
+    return capture_made_node(stream, result, [&] { return memcpy_1d_node(dst, src, count, kind); });
 }
 
 bool capture_memset(cudaStream_t stream, const cudaMemsetParams &fill, cudaError_t *result)
 {
-    if (!stream_is_capturing(stream)) return false;
-    auto node = new_node(cudaGraphNodeTypeMemset);
-    node->fill = fill;
-    *result = capture_node(stream, std::move(node)) ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
-    return true;
+    return capture_made_node(stream, result, [&] {
+        return new_node(cudaGraphNodeTypeMemset, &CUgraphNode_st::fill, fill);
+    });
 }
 
 bool capture_host_function(cudaStream_t stream, cudaHostFn_t fn, void *user_data, cudaError_t *result)
 {
-    if (!stream_is_capturing(stream)) return false;
-    auto node = new_node(cudaGraphNodeTypeHost);
-    node->host = cudaHostNodeParams{fn, user_data};
-    *result = capture_node(stream, std::move(node)) ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
-    return true;
+    return capture_made_node(stream, result, [&] {
+        return new_node(cudaGraphNodeTypeHost, &CUgraphNode_st::host, cudaHostNodeParams{fn, user_data});
+    });
 }
 
 bool capture_event_record(cudaEvent_t event, cudaStream_t stream, cudaError_t *result)
@@ -685,11 +723,9 @@ bool capture_malloc(cudaStream_t stream, void **pointer, std::size_t size, cudaE
 
 bool capture_free(cudaStream_t stream, void *pointer, cudaError_t *result)
 {
-    if (!stream_is_capturing(stream)) return false;
-    auto node = new_node(cudaGraphNodeTypeMemFree);
-    node->free_pointer = pointer;
-    *result = capture_node(stream, std::move(node)) ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
-    return true;
+    return capture_made_node(stream, result, [&] {
+        return new_node(cudaGraphNodeTypeMemFree, &CUgraphNode_st::free_pointer, pointer);
+    });
 }
 
 bool capture_refuses_sync(cudaStream_t stream, const char *call, cudaError_t *result)
@@ -791,8 +827,7 @@ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *pRootNodes
 cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
                                      const struct cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cudaError_t error = check_graph("cudaGraphAddDependencies", graph);
-    if (error == cudaSuccess) error = check_edge_data("cudaGraphAddDependencies", edgeData, numDependencies);
+    cudaError_t error = check_edges("cudaGraphAddDependencies", graph, edgeData, numDependencies);
     if (error != cudaSuccess) return error;
     for (std::size_t i = 0; i < numDependencies; ++i) {
         if (!from[i] || !to[i] || from[i]->owner != graph || to[i]->owner != graph)
@@ -806,8 +841,7 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *f
 cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
                                         const struct cudaGraphEdgeData *edgeData, size_t numDependencies)
 {
-    cudaError_t error = check_graph("cudaGraphRemoveDependencies", graph);
-    if (error == cudaSuccess) error = check_edge_data("cudaGraphRemoveDependencies", edgeData, numDependencies);
+    cudaError_t error = check_edges("cudaGraphRemoveDependencies", graph, edgeData, numDependencies);
     if (error != cudaSuccess) return error;
     for (std::size_t i = 0; i < numDependencies; ++i) {
         auto found = to[i] && to[i]->owner == graph ? std::find(to[i]->deps.begin(), to[i]->deps.end(), from[i])
@@ -909,10 +943,8 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernel
 
 cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *pNodeParams)
 {
-    CUgraphNode_st *n = node_of_type("cudaGraphHostNodeGetParams", node, cudaGraphNodeTypeHost, "host");
-    if (!n || !pNodeParams) return n ? fail(cudaErrorInvalidValue, "cudaGraphHostNodeGetParams: no address") : cudaErrorInvalidValue;
-    *pNodeParams = n->host;
-    return cudaSuccess;
+    return get_node_field("cudaGraphHostNodeGetParams", node, cudaGraphNodeTypeHost, "host", &CUgraphNode_st::host,
+                          pNodeParams);
 }
 
 cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams)
@@ -926,10 +958,8 @@ cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHo
 
 cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *pNodeParams)
 {
-    CUgraphNode_st *n = node_of_type("cudaGraphMemsetNodeGetParams", node, cudaGraphNodeTypeMemset, "memset");
-    if (!n || !pNodeParams) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemsetNodeGetParams: no address") : cudaErrorInvalidValue;
-    *pNodeParams = n->fill;
-    return cudaSuccess;
+    return get_node_field("cudaGraphMemsetNodeGetParams", node, cudaGraphNodeTypeMemset, "memset",
+                          &CUgraphNode_st::fill, pNodeParams);
 }
 
 cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams)
@@ -975,10 +1005,8 @@ cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *p
 
 cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *event_out)
 {
-    CUgraphNode_st *n = node_of_type("cudaGraphEventRecordNodeGetEvent", node, cudaGraphNodeTypeEventRecord, "event record");
-    if (!n || !event_out) return n ? fail(cudaErrorInvalidValue, "cudaGraphEventRecordNodeGetEvent: no address") : cudaErrorInvalidValue;
-    *event_out = n->event;
-    return cudaSuccess;
+    return get_node_field("cudaGraphEventRecordNodeGetEvent", node, cudaGraphNodeTypeEventRecord, "event record",
+                          &CUgraphNode_st::event, event_out);
 }
 
 cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event)
@@ -1003,10 +1031,8 @@ cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemA
 
 cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
 {
-    CUgraphNode_st *n = node_of_type("cudaGraphMemFreeNodeGetParams", node, cudaGraphNodeTypeMemFree, "memory free");
-    if (!n || !dptr_out) return n ? fail(cudaErrorInvalidValue, "cudaGraphMemFreeNodeGetParams: no address") : cudaErrorInvalidValue;
-    *static_cast<void **>(dptr_out) = n->free_pointer;
-    return cudaSuccess;
+    return get_node_field("cudaGraphMemFreeNodeGetParams", node, cudaGraphNodeTypeMemFree, "memory free",
+                          &CUgraphNode_st::free_pointer, static_cast<void **>(dptr_out));
 }
 
 cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path, unsigned int)
@@ -1050,22 +1076,16 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
                                    size_t numDependencies, const struct cudaMemcpy3DParms *pCopyParams)
 {
     if (!pCopyParams) return fail(cudaErrorInvalidValue, "cudaGraphAddMemcpyNode: pass the copy's parameters");
-    auto node = new_node(cudaGraphNodeTypeMemcpy);
-    node->copy = *pCopyParams;
-    return add_node("cudaGraphAddMemcpyNode", pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node("cudaGraphAddMemcpyNode", pGraphNode, graph, pDependencies, numDependencies,
+                    new_node(cudaGraphNodeTypeMemcpy, &CUgraphNode_st::copy, *pCopyParams));
 }
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                      const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dst,
                                      const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    auto node = new_node(cudaGraphNodeTypeMemcpy);
-    node->copy_1d = true;
-    node->dst = dst;
-    node->src = src;
-    node->count = count;
-    node->kind = kind;
-    return add_node("cudaGraphAddMemcpyNode1D", pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node("cudaGraphAddMemcpyNode1D", pGraphNode, graph, pDependencies, numDependencies,
+                    memcpy_1d_node(dst, src, count, kind));
 }
 
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
@@ -1075,9 +1095,8 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
     if (pMemsetParams->elementSize != 1 && pMemsetParams->elementSize != 2 && pMemsetParams->elementSize != 4)
         return fail(cudaErrorInvalidValue, "cudaGraphAddMemsetNode: elementSize %u; it is 1, 2 or 4 bytes",
                     pMemsetParams->elementSize);
-    auto node = new_node(cudaGraphNodeTypeMemset);
-    node->fill = *pMemsetParams;
-    return add_node("cudaGraphAddMemsetNode", pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node("cudaGraphAddMemsetNode", pGraphNode, graph, pDependencies, numDependencies,
+                    new_node(cudaGraphNodeTypeMemset, &CUgraphNode_st::fill, *pMemsetParams));
 }
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
@@ -1085,9 +1104,8 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
 {
     if (!pNodeParams || !pNodeParams->fn)
         return fail(cudaErrorInvalidValue, "cudaGraphAddHostNode: pass parameters with the host function in fn");
-    auto node = new_node(cudaGraphNodeTypeHost);
-    node->host = *pNodeParams;
-    return add_node("cudaGraphAddHostNode", pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node("cudaGraphAddHostNode", pGraphNode, graph, pDependencies, numDependencies,
+                    new_node(cudaGraphNodeTypeHost, &CUgraphNode_st::host, *pNodeParams));
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -1144,9 +1162,8 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t gr
 cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                     const cudaGraphNode_t *pDependencies, size_t numDependencies, void *dptr)
 {
-    auto node = new_node(cudaGraphNodeTypeMemFree);
-    node->free_pointer = dptr;
-    return add_node("cudaGraphAddMemFreeNode", pGraphNode, graph, pDependencies, numDependencies, std::move(node));
+    return add_node("cudaGraphAddMemFreeNode", pGraphNode, graph, pDependencies, numDependencies,
+                    new_node(cudaGraphNodeTypeMemFree, &CUgraphNode_st::free_pointer, dptr));
 }
 
 cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph,
@@ -1353,11 +1370,7 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaG
     if (!target) return cudaErrorInvalidValue;
     if (target->type != cudaGraphNodeTypeMemcpy)
         return fail(cudaErrorInvalidValue, "cudaGraphExecMemcpyNodeSetParams1D: the node is not a memcpy node");
-    target->copy_1d = true;
-    target->dst = dst;
-    target->src = src;
-    target->count = count;
-    target->kind = kind;
+    set_copy_1d(*target, dst, src, count, kind);
     return cudaSuccess;
 }
 

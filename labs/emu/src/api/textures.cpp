@@ -16,8 +16,6 @@
 namespace cudaemu {
 namespace {
 constexpr std::size_t kMaxObjects = 1u << 20;  // handles a program may make in its lifetime, of each kind
-TextureObject *const kDestroyedTexture = reinterpret_cast<TextureObject *>(1);
-SurfaceObject *const kDestroyedSurface = reinterpret_cast<SurfaceObject *>(1);
 
 std::atomic<TextureObject *> texture_table[kMaxObjects];
 std::atomic<SurfaceObject *> surface_table[kMaxObjects];
@@ -102,14 +100,9 @@ cudaError_t resolve_resource(const char *call, const cudaResourceDesc &resource,
     return cudaSuccess;
 }
 
+// A destroyed object's slot holds this, so that its handle is told apart from a made-up one.
 template <class Object>
-std::size_t take_slot(std::atomic<Object *> *table, std::atomic<std::size_t> &made, Object *object)
-{
-    std::size_t slot = made.fetch_add(1);
-    if (slot >= kMaxObjects) return 0;
-    table[slot].store(object, std::memory_order_release);
-    return slot + 1;
-}
+Object *destroyed() { return reinterpret_cast<Object *>(1); }
 
 template <class Object>
 HandleState find_object(std::atomic<Object *> *table, unsigned long long handle, const Object **found)
@@ -117,9 +110,56 @@ HandleState find_object(std::atomic<Object *> *table, unsigned long long handle,
     if (handle == 0 || handle > kMaxObjects) return HandleState::Unknown;
     Object *object = table[handle - 1].load(std::memory_order_acquire);
     if (!object) return HandleState::Unknown;
-    if (reinterpret_cast<std::uintptr_t>(object) == 1) return HandleState::Destroyed;
+    if (object == destroyed<Object>()) return HandleState::Destroyed;
     *found = object;
     return HandleState::Live;
+}
+
+// What cudaCreateTextureObject and cudaCreateSurfaceObject end with: the new object's handle (its
+// slot + 1) into *handle, or the failure once the program has made all the emulator keeps.
+// `kind` names it in the message ("texture", "surface").
+template <class Object, class Handle>
+cudaError_t register_object(const char *call, const char *kind, std::atomic<Object *> *table,
+                            std::atomic<std::size_t> &made, Object *object, Handle *handle)
+{
+    std::size_t slot = made.fetch_add(1);
+    if (slot >= kMaxObjects) {
+        delete object;
+        return fail(cudaErrorMemoryAllocation, "%s: this program has made %zu %s objects, all the emulator keeps "
+                    "handles for; destroy and reuse fewer", call, kMaxObjects, kind);
+    }
+    table[slot].store(object, std::memory_order_release);
+    *handle = slot + 1;
+    return cudaSuccess;
+}
+
+// cudaDestroyTextureObject and cudaDestroySurfaceObject; `maker` is the call that makes one.
+template <class Object>
+cudaError_t destroy_object(const char *call, const char *kind, const char *maker, std::atomic<Object *> *table,
+                           unsigned long long handle)
+{
+    const Object *object = nullptr;
+    if (handle == 0) return cudaSuccess;
+    if (find_object(table, handle, &object) != HandleState::Live)
+        return fail(cudaErrorInvalidValue, "%s(%llu): not a %s object from %s, or destroyed already", call, handle,
+                    kind, maker);
+    table[handle - 1].store(destroyed<Object>(), std::memory_order_release);
+    delete object;
+    return cudaSuccess;
+}
+
+// cudaGet{Texture,Surface}ObjectResourceDesc and cudaGetTextureObjectTextureDesc: the object's
+// `described` member, which the call names `desc`.
+template <class Object, class Desc>
+cudaError_t describe_object(const char *call, const char *kind, std::atomic<Object *> *table,
+                            unsigned long long handle, Desc Object::*described, Desc *desc)
+{
+    const Object *object = nullptr;
+    if (!desc || find_object(table, handle, &object) != HandleState::Live)
+        return fail(cudaErrorInvalidValue, "%s: pass a desc's address and a live %s object (%llu is not one)", call,
+                    kind, handle);
+    *desc = object->*described;
+    return cudaSuccess;
 }
 }  // namespace
 
@@ -186,46 +226,24 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, const struc
                 break;
             }
     auto *object = new TextureObject{kTextureMagic, true, *pResDesc, tex, store, returns_float};
-    std::size_t handle = take_slot(texture_table, textures_made, object);
-    if (handle == 0) {
-        delete object;
-        return fail(cudaErrorMemoryAllocation, "%s: this program has made %zu texture objects, all the emulator keeps "
-                    "handles for; destroy and reuse fewer", call, kMaxObjects);
-    }
-    *pTexObject = handle;
-    return cudaSuccess;
+    return register_object(call, "texture", texture_table, textures_made, object, pTexObject);
 }
 
 cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)
 {
-    const TextureObject *object = nullptr;
-    if (texObject == 0) return cudaSuccess;
-    if (find_texture(texObject, &object) != HandleState::Live)
-        return fail(cudaErrorInvalidValue, "cudaDestroyTextureObject(%llu): not a texture object from "
-                    "cudaCreateTextureObject, or destroyed already", texObject);
-    texture_table[texObject - 1].store(kDestroyedTexture, std::memory_order_release);
-    delete object;
-    return cudaSuccess;
+    return destroy_object("cudaDestroyTextureObject", "texture", "cudaCreateTextureObject", texture_table, texObject);
 }
 
 cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    const TextureObject *object = nullptr;
-    if (!pResDesc || find_texture(texObject, &object) != HandleState::Live)
-        return fail(cudaErrorInvalidValue, "cudaGetTextureObjectResourceDesc: pass a desc's address and a live texture "
-                    "object (%llu is not one)", texObject);
-    *pResDesc = object->resource;
-    return cudaSuccess;
+    return describe_object("cudaGetTextureObjectResourceDesc", "texture", texture_table, texObject,
+                           &TextureObject::resource, pResDesc);
 }
 
 cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    const TextureObject *object = nullptr;
-    if (!pTexDesc || find_texture(texObject, &object) != HandleState::Live)
-        return fail(cudaErrorInvalidValue, "cudaGetTextureObjectTextureDesc: pass a desc's address and a live texture "
-                    "object (%llu is not one)", texObject);
-    *pTexDesc = object->description;
-    return cudaSuccess;
+    return describe_object("cudaGetTextureObjectTextureDesc", "texture", texture_table, texObject,
+                           &TextureObject::description, pTexDesc);
 }
 
 cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
@@ -244,36 +262,18 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, const stru
         return fail(cudaErrorInvalidValue, "%s: the array was made without cudaArraySurfaceLoadStore; pass that flag "
                     "to cudaMallocArray or cudaMalloc3DArray to use it as a surface", call);
     auto *object = new SurfaceObject{kSurfaceMagic, true, *pResDesc, store};
-    std::size_t handle = take_slot(surface_table, surfaces_made, object);
-    if (handle == 0) {
-        delete object;
-        return fail(cudaErrorMemoryAllocation, "%s: this program has made %zu surface objects, all the emulator keeps "
-                    "handles for; destroy and reuse fewer", call, kMaxObjects);
-    }
-    *pSurfObject = handle;
-    return cudaSuccess;
+    return register_object(call, "surface", surface_table, surfaces_made, object, pSurfObject);
 }
 
 cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 {
-    const SurfaceObject *object = nullptr;
-    if (surfObject == 0) return cudaSuccess;
-    if (find_surface(surfObject, &object) != HandleState::Live)
-        return fail(cudaErrorInvalidValue, "cudaDestroySurfaceObject(%llu): not a surface object from "
-                    "cudaCreateSurfaceObject, or destroyed already", surfObject);
-    surface_table[surfObject - 1].store(kDestroyedSurface, std::memory_order_release);
-    delete object;
-    return cudaSuccess;
+    return destroy_object("cudaDestroySurfaceObject", "surface", "cudaCreateSurfaceObject", surface_table, surfObject);
 }
 
 cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    const SurfaceObject *object = nullptr;
-    if (!pResDesc || find_surface(surfObject, &object) != HandleState::Live)
-        return fail(cudaErrorInvalidValue, "cudaGetSurfaceObjectResourceDesc: pass a desc's address and a live surface "
-                    "object (%llu is not one)", surfObject);
-    *pResDesc = object->resource;
-    return cudaSuccess;
+    return describe_object("cudaGetSurfaceObjectResourceDesc", "surface", surface_table, surfObject,
+                           &SurfaceObject::resource, pResDesc);
 }
 
 }  // extern "C"

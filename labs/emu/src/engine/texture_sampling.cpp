@@ -147,6 +147,17 @@ float half_to_float(std::uint16_t h)
 }
 
 // One stored element, converted as the texture's read mode says.
+// An integer channel at p of Signed's width, sign-extended where is_signed, else zero-extended.
+template <class Signed, class Unsigned>
+long long channel_value(const char *p, bool is_signed)
+{
+    Signed s;
+    Unsigned u;
+    std::memcpy(&s, p, sizeof s);
+    std::memcpy(&u, p, sizeof u);
+    return is_signed ? (long long)s : (long long)u;
+}
+
 void load_texel(const TexelStore &s, bool returns_float, const char *at, Texel *out)
 {
     const ElementFormat &f = s.format;
@@ -165,23 +176,9 @@ void load_texel(const TexelStore &s, bool returns_float, const char *at, Texel *
         bool is_signed = f.kind == cudaChannelFormatKindSigned;
         long long value = 0;
         switch (f.channel_bytes) {
-        case 1: value = is_signed ? (long long)*(const std::int8_t *)p : (long long)*(const std::uint8_t *)p; break;
-        case 2: {
-            std::int16_t s16;
-            std::uint16_t u16;
-            std::memcpy(&s16, p, 2);
-            std::memcpy(&u16, p, 2);
-            value = is_signed ? (long long)s16 : (long long)u16;
-            break;
-        }
-        default: {
-            std::int32_t s32;
-            std::uint32_t u32;
-            std::memcpy(&s32, p, 4);
-            std::memcpy(&u32, p, 4);
-            value = is_signed ? (long long)s32 : (long long)u32;
-            break;
-        }
+        case 1: value = channel_value<std::int8_t, std::uint8_t>(p, is_signed); break;
+        case 2: value = channel_value<std::int16_t, std::uint16_t>(p, is_signed); break;
+        default: value = channel_value<std::int32_t, std::uint32_t>(p, is_signed); break;
         }
         if (returns_float) {
             // Normalized float: unsigned n bits to [0, 1], signed to [-1, 1] (the most negative
