@@ -10,6 +10,8 @@ The table, one [name] entry a submission:
     what       one line: what it is (the seed's file name for a transcription)
     programs   optional: the programs it was written for (default: all of the lab's); the
                others are left as the starter has them (bfs: frontier.c, the optional stretch)
+    cases      optional: only these of CASES[lab] (a submission that never ends costs each case
+               its whole time limit, three times the case's under the kernel profile)
     known_gap  optional: why the grader does not yet give what the table asks (a grader bug, a
                missing check). The test then still requires every listed case to lose its points,
                and expects the rest to fail until the grader is fixed (strict: it says when).
@@ -66,6 +68,7 @@ class Expectation:
     lab: str
     what: str
     programs: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
     requires: str = ""
     known_gap: str = ""
     flaky: str = ""
@@ -85,8 +88,8 @@ def load_table(path: Path = TABLE) -> dict[str, Expectation]:
             reason = f.get("reason", [])
             fails.append(Fail(f["case"], tuple(verdicts), tuple([reason] if isinstance(reason, str) else reason)))
         table[name] = Expectation(name, raw["lab"], raw["what"], tuple(raw.get("programs", [])),
-                                  raw.get("requires", ""), raw.get("known_gap", ""),
-                                  raw.get("flaky", ""), tuple(fails))
+                                  tuple(raw.get("cases", [])), raw.get("requires", ""),
+                                  raw.get("known_gap", ""), raw.get("flaky", ""), tuple(fails))
     return table
 
 
@@ -112,7 +115,8 @@ def cases_for(expect: Expectation) -> list[str]:
     lab = load_lab(expect.lab)
     programs = set(expect.programs or lab.programs)
     by_name = {c.name: c for c in lab.cases}
-    return [name for name in CASES[expect.lab] if by_name[name].program in programs]
+    return [name for name in CASES[expect.lab]
+            if by_name[name].program in programs and (not expect.cases or name in expect.cases)]
 
 
 def grade(expect: Expectation, cases: list[str] | None = None, *, emu: bool = True, checks: bool = True):

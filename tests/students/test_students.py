@@ -20,6 +20,7 @@ def test_the_table_names_a_folder_a_submission_and_the_graded_cases():
         assert expect.folder.is_dir(), f"{name}: no folder {expect.folder}"
         for program in lab.programs:
             assert (expect.folder / expect.lab / f"{program}.c").is_file(), f"{name}: {program}.c missing"
+        assert set(expect.cases) <= set(CASES[expect.lab]), f"{name}: cases not among {CASES[expect.lab]}"
         for fail in expect.fails:
             assert fail.case in CASES[expect.lab], f"{name}: {fail.case} is not one of the graded {CASES[expect.lab]}"
             assert fail.verdicts and all(v in ("WA", "RE", "TLE", "CE", "WORK") for v in fail.verdicts), name
