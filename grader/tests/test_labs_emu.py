@@ -36,3 +36,13 @@ def test_untouched_starter_fails_with_reasons(lab_id):
     for result in report.results:
         assert result.verdict != CE, f"the starter must compile: {result.reason}"
         assert result.reason
+
+
+def test_a_result_with_padding_is_the_kernels_work_where_the_padding_was_never_copied_back():
+    """fw's pitched version copies back N entries of each row with cudaMemcpy2D, not the padding
+    up to Na: the work check must not count the padding as computed on the host (it did)."""
+    grader = Grader(load_lab("fw"), Source("solution", SOLUTIONS_DIR), emu=True, groups=("optional",),
+                    log=lambda *_: None)
+    grader.cases = [c for c in grader.cases if c.name == "pitch-undircycle-257"]
+    (result,) = grader.grade().results
+    assert result.verdict == AC, result.reason

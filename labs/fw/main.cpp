@@ -154,7 +154,9 @@ static void fetch(const FwVersion &version, const Graph &graph, const Placed &pl
         version.download(out.data(), graph.padded, graph.n, placed.dist, placed.stride);
     else
         CUDA_CHECK(cudaMemcpy(out.data(), placed.dist, out.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    if (version.place != FW_ON_HOST) lab_result_ready(out.data(), out.size() * sizeof(int), "the distance matrix");
+    if (version.place != FW_ON_HOST)  // N rows of N entries; the padding up to Na is not the result
+        lab_result_rows_ready(out.data(), graph.padded * sizeof(int), graph.n * sizeof(int), graph.n,
+                              "the distance matrix");
 }
 
 static void unplace(const FwVersion &version, const Placed &placed)

@@ -48,6 +48,11 @@ __global__ void banks(float *out, int stride)                 // shared words `s
     out[threadIdx.x] = tile[threadIdx.x * stride] + broadcast;
 }
 
+__global__ void fill_rows(float *m, size_t stride)               // a pitched matrix, row by row
+{
+    m[blockIdx.x * stride + threadIdx.x] = blockIdx.x + threadIdx.x;
+}
+
 __global__ void half_warp(int *data, int *flag)               // lanes 0..15 only; a named pointer
 {
     if (threadIdx.x < 16) data[threadIdx.x] = 1;
@@ -75,6 +80,15 @@ int main()
     std::vector<float> back(64);
     cudaMemcpy(back.data(), out, 64 * sizeof(float), cudaMemcpyDeviceToHost);
     cudaemu_profile_output(back.data(), 64 * sizeof(float), "out");
+    // A result of 4 rows of 5 floats in host rows of 8 (padding after each), copied back with
+    // cudaMemcpy2D from a pitched matrix a kernel filled: all of it came from the device.
+    float *pitched;
+    size_t pitch;
+    cudaMallocPitch((void **)&pitched, &pitch, 5 * sizeof(float), 4);
+    fill_rows<<<4, 5>>>(pitched, pitch / sizeof(float));
+    std::vector<float> rows(4 * 8, -1.0f);
+    cudaMemcpy2D(rows.data(), 8 * sizeof(float), pitched, pitch, 5 * sizeof(float), 4, cudaMemcpyDeviceToHost);
+    cudaemu_profile_output_rows(rows.data(), 8 * sizeof(float), 5 * sizeof(float), 4, "rows");
     return 0;
 }
 '''
@@ -91,7 +105,9 @@ def profile(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("profile")
     source = folder / "kernels.cu"
     # The declaration first: the program calls it.
-    source.write_text('extern "C" void cudaemu_profile_output(const void *, size_t, const char *);\n' + PROGRAM)
+    source.write_text('extern "C" void cudaemu_profile_output(const void *, size_t, const char *);\n'
+                      'extern "C" void cudaemu_profile_output_rows(const void *, size_t, size_t, size_t, const char *);\n'
+                      + PROGRAM)
     rewritten, binary = folder / "kernels.cpp", folder / "kernels"
     subprocess.run([sys.executable, str(KIT / "labs/emu/rewriter"), str(source), str(rewritten)], check=True)
     done = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{KIT / 'labs/emu/include'}", str(rewritten),
@@ -151,7 +167,7 @@ def test_partial_warps_named_pointers_and_atomics(profile):
 
 def test_who_wrote_what_was_copied_back(profile):
     writers = {w["id"]: w for w in profile["writers"]}
-    (output,) = profile["outputs"]
+    output = next(o for o in profile["outputs"] if o["what"] == "out")
     (part,) = output["parts"]
     by_kind = {}
     for writer_id, count in part["writers"]:
@@ -165,6 +181,17 @@ def test_who_wrote_what_was_copied_back(profile):
     assert part["changed_on_host"] is False and part["device"] == 0
 
 
+def test_a_result_in_rows_leaves_the_padding_out(profile):
+    """fw's harness: N rows of N entries in host rows of Na. The padding no copy brought back is
+    not the result; every byte of the rows came back from the device, in one part."""
+    writers = {w["id"]: w for w in profile["writers"]}
+    output = next(o for o in profile["outputs"] if o["what"] == "rows")
+    assert output["bytes"] == 4 * 5 * 4
+    (part,) = output["parts"]
+    assert part["device"] == 0 and part["bytes"] == 80 and part["line"] > 0
+    assert {writers[w]["name"] for w, _ in part["writers"]} == {"fill_rows"}
+
+
 def test_devices_count_launches_and_traffic(profile):
     (device,) = profile["devices"]
-    assert device["launches"] == 6 and device["from_host"] == 128 and device["to_host"] == 256
+    assert device["launches"] == 7 and device["from_host"] == 128 and device["to_host"] == 256 + 80

@@ -252,16 +252,11 @@ std::vector<DeviceTraffic> device_traffic()
 
 using namespace cudaemu;
 
-// The harness's result array: where each part of it came from. Newest copy first; a part no
-// copy from the device brought is "not copied from a device" (computed on the host).
-extern "C" void cudaemu_profile_output(const void *host, size_t bytes, const char *what)
+namespace {
+// Adds to record where each byte of [begin, end) came from: newest copy from a device first;
+// parts from one copy call (one site, one device) are one part, however many rows it took.
+void add_parts(OutputRecord &record, std::uintptr_t begin, std::uintptr_t end)
 {
-    if (!profile_on() || !host || bytes == 0) return;
-    std::lock_guard<std::mutex> lock(state().mutex);
-    OutputRecord record;
-    record.what = what ? what : "result";
-    record.bytes = bytes;
-    auto begin = (std::uintptr_t)host, end = begin + bytes;
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> covered;  // disjoint, any order
     const std::vector<CopyBack> &copies = state().copies_back;
     for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
@@ -285,21 +280,54 @@ extern "C" void cudaemu_profile_output(const void *host, size_t bytes, const cha
         for (auto &p : pieces) fresh += p.second - p.first;
         if (fresh == 0) continue;
         covered.push_back({lo, hi});
-        OutputPart part;
-        part.bytes = fresh;
-        part.device = it->device;
-        part.file = it->file;
-        part.line = it->line;
-        for (auto &w : it->writers)
-            part.writers.push_back({w.first, (std::uint64_t)((double)w.second * fresh / (double)it->bytes + 0.5)});
-        if (it->host >= begin && it->host + it->bytes <= end)
-            part.changed_on_host = hash_bytes((const void *)it->host, it->bytes) != it->hash;
-        record.parts.push_back(std::move(part));
+        bool changed = it->host >= begin && it->host + it->bytes <= end &&
+                       hash_bytes((const void *)it->host, it->bytes) != it->hash;
+        auto same = [&](const OutputPart &p) {
+            return p.device == it->device && p.line == it->line && p.file == it->file &&
+                   p.changed_on_host == changed;
+        };
+        auto found = std::find_if(record.parts.begin(), record.parts.end(), same);
+        if (found == record.parts.end()) {
+            OutputPart part;
+            part.device = it->device;
+            part.file = it->file;
+            part.line = it->line;
+            part.changed_on_host = changed;
+            record.parts.push_back(std::move(part));
+            found = record.parts.end() - 1;
+        }
+        found->bytes += fresh;
+        for (auto &w : it->writers) {
+            auto share = (std::uint64_t)((double)w.second * fresh / (double)it->bytes + 0.5);
+            auto writer = std::find_if(found->writers.begin(), found->writers.end(),
+                                       [&](const auto &entry) { return entry.first == w.first; });
+            if (writer == found->writers.end())
+                found->writers.push_back({w.first, share});
+            else
+                writer->second += share;
+        }
     }
+}
+}  // namespace
+
+// The harness's result: `rows` rows of `width` bytes, `pitch` bytes apart (one row: a plain
+// array), and where each part of it came from. A part no copy from the device brought is
+// "not copied from a device" (computed on the host).
+extern "C" void cudaemu_profile_output_rows(const void *host, size_t pitch, size_t width, size_t rows,
+                                            const char *what)
+{
+    if (!profile_on() || !host || width == 0 || rows == 0) return;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    OutputRecord record;
+    record.what = what ? what : "result";
+    record.bytes = width * rows;
+    auto first = (std::uintptr_t)host, last = first + pitch * (rows - 1) + width;
+    for (std::size_t row = 0; row < rows; ++row)
+        add_parts(record, first + row * pitch, first + row * pitch + width);
     std::vector<Writer> &all = state().writers;
     std::map<int, std::uint64_t> own;
-    for (const CopyBack &copy : copies) {
-        if (copy.host < end && copy.host + copy.bytes > begin) continue;
+    for (const CopyBack &copy : state().copies_back) {
+        if (copy.host < last && copy.host + copy.bytes > first) continue;
         for (auto &w : copy.writers)
             if (w.first < all.size() && all[w.first].kind == WriterKind::Kernel) {
                 record.staged_kernel_bytes += w.second;
@@ -309,10 +337,15 @@ extern "C" void cudaemu_profile_output(const void *host, size_t bytes, const cha
     record.staged_own_by_device.assign(own.begin(), own.end());
     std::uint64_t from_devices = 0;
     for (auto &p : record.parts) from_devices += p.bytes;
-    if (from_devices < bytes) {
+    if (from_devices < record.bytes) {
         OutputPart part;
-        part.bytes = bytes - from_devices;
+        part.bytes = record.bytes - from_devices;
         record.parts.push_back(part);
     }
     state().outputs.push_back(std::move(record));
+}
+
+extern "C" void cudaemu_profile_output(const void *host, size_t bytes, const char *what)
+{
+    cudaemu_profile_output_rows(host, bytes, bytes, 1, what);
 }
