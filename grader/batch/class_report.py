@@ -143,7 +143,7 @@ h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin-top
 table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25em .5em; vertical-align: top; } td:nth-child(3) { min-width: 8em; }
 tr:nth-child(even) td { background: #f5f5f5; } th { border-bottom: 2px solid #ccc; }
 td.n { text-align: right; white-space: nowrap; } code { font-size: .92em; }
-.AC { color: #1a7f37; } .WA, .RE, .CE, .TLE, .IE { color: #b42318; } .SLOW { color: #8a4b00; }
+.AC { color: #1a7f37; } .WA, .RE, .CE, .TLE, .WORK, .IE { color: #b42318; } .SLOW { color: #8a4b00; }
 svg text { font: 12px system-ui, sans-serif; fill: #222; }
 """
 

@@ -89,3 +89,10 @@ def test_a_batch_prints_the_summary_and_names_the_page(tmp_path):
     rows = summary_rows(subs, tmp_path, {"k": 1})
     csv_path, _ = write_summary(rows, tmp_path, "increment", {"k": 1})
     assert (tmp_path / "class.html").is_file() and csv_path.with_name("class.html") == tmp_path / "class.html"
+
+
+def test_every_verdict_has_its_colour_on_the_page():
+    from grader.verdict import AC, CE, IE, RE, SLOW, TLE, WA
+    from grader.work import WORK
+    for verdict in (AC, WA, TLE, RE, CE, SLOW, IE, WORK):
+        assert re.search(rf"\.{verdict}\b[^{{]*{{ color:", class_report.STYLE), verdict
