@@ -35,9 +35,9 @@ from grader.run_plan import RunPlan, plans_for
 from grader.sandbox import Sandbox, gpu_device_nodes, sandbox_for
 from grader.text import one_line
 from grader.timing import ReferenceTiming
-from grader.verdict import AC, CE, IE, WA, CaseResult
+from grader.verdict import AC, CE, IE, TLE, WA, CaseResult
 
-PROFILE_SLOWDOWN = 3  # a profiled run's time limit, times the case's (make emu-bench measures the cost)
+PROFILE_SLOWDOWN = 3  # a slow profiled run's second limit, times the case's (make emu-bench measures the cost)
 
 
 class Grader:
@@ -227,6 +227,37 @@ class Grader:
                                                     sandbox=self.sandbox)
         return self._emulated_builds[asan]
 
+    def _profiled_run(self, binary: Path, ready: ReadyCase, env: dict[str, str]):
+        """The case run with the kernel profile on, judged, its work too: (outcome, output, figures,
+        verdict, reason). First within the case's own limit; past it, a plain run within that
+        limit tells a program that never ends (TLE: two limits spent, not PROFILE_SLOWDOWN) from
+        one the profile slowed (every access is logged and regrouped), which then runs profiled
+        again with PROFILE_SLOWDOWN times the limit."""
+        outcome, output, figures = self._run(binary, ready, self.work, env=env)
+        verdict, reason = judge(self.lab, ready, outcome, output)
+        if verdict == TLE:
+            self._done_with(output)
+            outcome, output, figures = self._run(binary, ready, self.work, env={**env, "EMU_PROFILE": "0"})
+            verdict, reason = judge(self.lab, ready, outcome, output)
+            if verdict != AC:
+                return outcome, output, figures, verdict, reason
+            self._done_with(output)
+            slower = ReadyCase(dataclasses.replace(ready.case, time_limit_s=ready.case.time_limit_s * PROFILE_SLOWDOWN),
+                               ready.input_path, ready.expected_path)
+            outcome, output, figures = self._run(binary, slower, self.work, env=env)
+            verdict, reason = judge(self.lab, slower, outcome, output)
+        if verdict == AC:  # a reason that says more than "correct" (a flood's note) stays
+            work, why = work_verdict(self.lab, ready, env, output.read_profile())
+            if work != AC:
+                verdict, reason = work, why
+        return outcome, output, figures, verdict, reason
+
+    def _done_with(self, output: CaseOutput) -> None:
+        if self.keep_outputs:
+            os.close(output.folder_fd)
+        else:
+            output.remove()
+
     def _grade_case(self, case: Case, program: Path, reference: dict, timing: ReferenceTiming) -> CaseResult:
         try:
             ready = self._prepare(case)
@@ -244,23 +275,14 @@ class Grader:
                                                               f"{build.reason[:200]}"))
                 break
             binary = build.programs[case.program] if build is not None else program
-            # The lab's work is judged on the first run's profile, which may take PROFILE_SLOWDOWN
-            # times as long (a barrier-heavy kernel's every access is logged and regrouped).
+            # The lab's work is judged on the first run's profile.
             profiled = self.emu and first is None and self.lab.work.active
-            run_ready = ready if not profiled else ReadyCase(
-                dataclasses.replace(case, time_limit_s=case.time_limit_s * PROFILE_SLOWDOWN), ready.input_path,
-                ready.expected_path)
-            outcome, output, figures = self._run(binary, run_ready, self.work,
-                                                 env=plan.env if profiled else {**plan.env, "EMU_PROFILE": "0"})
-            verdict, reason = judge(self.lab, run_ready, outcome, output)
-            if verdict == AC and profiled:  # a reason that says more than "correct" (a flood's note) stays
-                work, why = work_verdict(self.lab, ready, plan.env, output.read_profile())
-                if work != AC:
-                    verdict, reason = work, why
-            if self.keep_outputs:
-                os.close(output.folder_fd)
+            if profiled:
+                outcome, output, figures, verdict, reason = self._profiled_run(binary, ready, plan.env)
             else:
-                output.remove()
+                outcome, output, figures = self._run(binary, ready, self.work, env={**plan.env, "EMU_PROFILE": "0"})
+                verdict, reason = judge(self.lab, ready, outcome, output)
+            self._done_with(output)
             if first is None:
                 first, first_reason = (outcome, figures), reason
             if plan.where:  # which devices it ran on is said even when correct
