@@ -11,7 +11,9 @@ The table, one [name] entry a submission:
     programs   optional: the programs it was written for (default: all of the lab's); the
                others are left as the starter has them (bfs: frontier.c, the optional stretch)
     cases      optional: only these of CASES[lab] (a submission that never ends costs each case
-               its whole time limit, three times the case's under the kernel profile)
+               its whole time limit twice: the profiled run, then the plain one)
+    time_limit_s  optional: the graded cases' own time limit, lower than lab.toml's (the grader
+               takes the lower of it and its rule's), for a submission that never ends
     known_gap  optional: why the grader does not yet give what the table asks (a grader bug, a
                missing check). The test then still requires every listed case to lose its points,
                and expects the rest to fail until the grader is fixed (strict: it says when).
@@ -69,6 +71,7 @@ class Expectation:
     what: str
     programs: tuple[str, ...] = ()
     cases: tuple[str, ...] = ()
+    time_limit_s: float | None = None
     requires: str = ""
     known_gap: str = ""
     flaky: str = ""
@@ -88,7 +91,7 @@ def load_table(path: Path = TABLE) -> dict[str, Expectation]:
             reason = f.get("reason", [])
             fails.append(Fail(f["case"], tuple(verdicts), tuple([reason] if isinstance(reason, str) else reason)))
         table[name] = Expectation(name, raw["lab"], raw["what"], tuple(raw.get("programs", [])),
-                                  tuple(raw.get("cases", [])), raw.get("requires", ""),
+                                  tuple(raw.get("cases", [])), raw.get("time_limit_s"), raw.get("requires", ""),
                                   raw.get("known_gap", ""), raw.get("flaky", ""), tuple(fails))
     return table
 
@@ -131,6 +134,9 @@ def grade(expect: Expectation, cases: list[str] | None = None, *, emu: bool = Tr
     else:
         by_name = {c.name: c for c in lab.cases}
         grader.cases = [dataclasses.replace(by_name[c]) for c in cases]
+    if expect.time_limit_s is not None:
+        grader.cases = [dataclasses.replace(c, time_limit_s=min(c.time_limit_s, expect.time_limit_s))
+                        for c in grader.cases]
     return grader.grade()
 
 
