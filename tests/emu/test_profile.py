@@ -89,6 +89,15 @@ int main()
     std::vector<float> rows(4 * 8, -1.0f);
     cudaMemcpy2D(rows.data(), 8 * sizeof(float), pitched, pitch, 5 * sizeof(float), 4, cudaMemcpyDeviceToHost);
     cudaemu_profile_output_rows(rows.data(), 8 * sizeof(float), 5 * sizeof(float), 4, "rows");
+    // The same rows copied back whole, padding and all, in one cudaMemcpy, then one entry
+    // changed on the host: the copy spans the rows, and the change is still seen.
+    float *padded;
+    cudaMalloc(&padded, 4 * 8 * sizeof(float));
+    fill_rows<<<4, 5>>>(padded, 8);
+    std::vector<float> whole(4 * 8);
+    cudaMemcpy(whole.data(), padded, 4 * 8 * sizeof(float), cudaMemcpyDeviceToHost);
+    whole[9] += 1.0f;
+    cudaemu_profile_output_rows(whole.data(), 8 * sizeof(float), 5 * sizeof(float), 4, "rows changed");
     return 0;
 }
 '''
@@ -192,6 +201,14 @@ def test_a_result_in_rows_leaves_the_padding_out(profile):
     assert {writers[w]["name"] for w, _ in part["writers"]} == {"fill_rows"}
 
 
+def test_a_result_in_rows_changed_on_the_host_after_one_whole_copy_is_seen(profile):
+    """fw's default version: the padded matrix copied back in one cudaMemcpy, which spans every
+    row; an entry changed on the host after it must still be caught."""
+    output = next(o for o in profile["outputs"] if o["what"] == "rows changed")
+    (part,) = output["parts"]
+    assert part["bytes"] == 80 and part["device"] == 0 and part["changed_on_host"] is True
+
+
 def test_devices_count_launches_and_traffic(profile):
     (device,) = profile["devices"]
-    assert device["launches"] == 7 and device["from_host"] == 128 and device["to_host"] == 256 + 80
+    assert device["launches"] == 8 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128

@@ -253,66 +253,54 @@ std::vector<DeviceTraffic> device_traffic()
 using namespace cudaemu;
 
 namespace {
-// Adds to record where each byte of [begin, end) came from: newest copy from a device first;
-// parts from one copy call (one site, one device) are one part, however many rows it took.
-void add_parts(OutputRecord &record, std::uintptr_t begin, std::uintptr_t end)
+using Range = std::pair<std::uintptr_t, std::uintptr_t>;
+
+// The bytes of [lo, hi) that no range in `covered` (disjoint, any order) holds; [lo, hi) joins
+// `covered` when there are some.
+std::uint64_t fresh_bytes(std::vector<Range> &covered, std::uintptr_t lo, std::uintptr_t hi)
 {
-    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> covered;  // disjoint, any order
-    const std::vector<CopyBack> &copies = state().copies_back;
-    for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
-        std::uintptr_t lo = std::max(begin, it->host), hi = std::min(end, it->host + it->bytes);
-        if (lo >= hi) continue;
-        // The pieces of [lo, hi) no newer copy covers.
-        std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pieces{{lo, hi}};
-        for (auto &c : covered) {
-            std::vector<std::pair<std::uintptr_t, std::uintptr_t>> next;
-            for (auto &p : pieces) {
-                if (c.second <= p.first || c.first >= p.second) {
-                    next.push_back(p);
-                    continue;
-                }
-                if (p.first < c.first) next.push_back({p.first, c.first});
-                if (c.second < p.second) next.push_back({c.second, p.second});
+    std::vector<Range> pieces{{lo, hi}};
+    for (auto &c : covered) {
+        std::vector<Range> next;
+        for (auto &p : pieces) {
+            if (c.second <= p.first || c.first >= p.second) {
+                next.push_back(p);
+                continue;
             }
-            pieces.swap(next);
+            if (p.first < c.first) next.push_back({p.first, c.first});
+            if (c.second < p.second) next.push_back({c.second, p.second});
         }
-        std::uint64_t fresh = 0;
-        for (auto &p : pieces) fresh += p.second - p.first;
-        if (fresh == 0) continue;
-        covered.push_back({lo, hi});
-        bool changed = it->host >= begin && it->host + it->bytes <= end &&
-                       hash_bytes((const void *)it->host, it->bytes) != it->hash;
-        auto same = [&](const OutputPart &p) {
-            return p.device == it->device && p.line == it->line && p.file == it->file &&
-                   p.changed_on_host == changed;
-        };
-        auto found = std::find_if(record.parts.begin(), record.parts.end(), same);
-        if (found == record.parts.end()) {
-            OutputPart part;
-            part.device = it->device;
-            part.file = it->file;
-            part.line = it->line;
-            part.changed_on_host = changed;
-            record.parts.push_back(std::move(part));
-            found = record.parts.end() - 1;
-        }
-        found->bytes += fresh;
-        for (auto &w : it->writers) {
-            auto share = (std::uint64_t)((double)w.second * fresh / (double)it->bytes + 0.5);
-            auto writer = std::find_if(found->writers.begin(), found->writers.end(),
-                                       [&](const auto &entry) { return entry.first == w.first; });
-            if (writer == found->writers.end())
-                found->writers.push_back({w.first, share});
-            else
-                writer->second += share;
-        }
+        pieces.swap(next);
     }
+    std::uint64_t fresh = 0;
+    for (auto &p : pieces) fresh += p.second - p.first;
+    if (fresh) covered.push_back({lo, hi});
+    return fresh;
+}
+
+// The record's part for what `copy` brought: one a copy call (its site and device), however
+// many rows it took.
+OutputPart &part_for(OutputRecord &record, const CopyBack &copy, bool changed)
+{
+    for (OutputPart &part : record.parts)
+        if (part.device == copy.device && part.line == copy.line && part.file == copy.file &&
+            part.changed_on_host == changed)
+            return part;
+    OutputPart part;
+    part.device = copy.device;
+    part.file = copy.file;
+    part.line = copy.line;
+    part.changed_on_host = changed;
+    record.parts.push_back(std::move(part));
+    return record.parts.back();
 }
 }  // namespace
 
 // The harness's result: `rows` rows of `width` bytes, `pitch` bytes apart (one row: a plain
-// array), and where each part of it came from. A part no copy from the device brought is
-// "not copied from a device" (computed on the host).
+// array), and where each part of it came from, newest copy from a device first. A part no copy
+// from the device brought is "not copied from a device" (computed on the host). A copy within
+// the result's extent (its rows' padding too: one copy of a padded matrix) is checked for
+// changes made on the host after it.
 extern "C" void cudaemu_profile_output_rows(const void *host, size_t pitch, size_t width, size_t rows,
                                             const char *what)
 {
@@ -321,9 +309,33 @@ extern "C" void cudaemu_profile_output_rows(const void *host, size_t pitch, size
     OutputRecord record;
     record.what = what ? what : "result";
     record.bytes = width * rows;
-    auto first = (std::uintptr_t)host, last = first + pitch * (rows - 1) + width;
-    for (std::size_t row = 0; row < rows; ++row)
-        add_parts(record, first + row * pitch, first + row * pitch + width);
+    auto first = (std::uintptr_t)host, last = first + pitch * rows;
+    std::vector<std::vector<Range>> covered(rows);
+    const std::vector<CopyBack> &copies = state().copies_back;
+    for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
+        std::uintptr_t copy_end = it->host + it->bytes;
+        if (it->host >= last || copy_end <= first) continue;
+        std::uint64_t fresh = 0;
+        for (std::size_t row = it->host > first ? (it->host - first) / pitch : 0;
+             row < rows && first + row * pitch < copy_end; ++row) {
+            std::uintptr_t lo = std::max(first + row * pitch, it->host);
+            std::uintptr_t hi = std::min(first + row * pitch + width, copy_end);
+            if (lo < hi) fresh += fresh_bytes(covered[row], lo, hi);
+        }
+        if (fresh == 0) continue;
+        bool changed = it->host >= first && copy_end <= last && hash_bytes((const void *)it->host, it->bytes) != it->hash;
+        OutputPart &part = part_for(record, *it, changed);
+        part.bytes += fresh;
+        for (auto &w : it->writers) {
+            auto share = (std::uint64_t)((double)w.second * fresh / (double)it->bytes + 0.5);
+            auto writer = std::find_if(part.writers.begin(), part.writers.end(),
+                                       [&](const auto &entry) { return entry.first == w.first; });
+            if (writer == part.writers.end())
+                part.writers.push_back({w.first, share});
+            else
+                writer->second += share;
+        }
+    }
     std::vector<Writer> &all = state().writers;
     std::map<int, std::uint64_t> own;
     for (const CopyBack &copy : state().copies_back) {
