@@ -71,19 +71,20 @@ def test_corpus_that_kills_every_process_in_a_pid_namespace(kind):
 # With the sandbox forced off: each hole SECURITY.md names (the entries with a verdict of their
 # own there) and what the limits alone must stop. The whole corpus off, a few minutes more:
 #     python3 tests/hostile/corpus.py --sandbox off
-LIMITS_ALONE = ["thread_bomb", "daemon", "huge_file", "host_loop", "chmod_workdir", "stdout_flood", "read_secret"]
+LIMITS_ALONE = ["thread_bomb", "daemon", "huge_file", "host_loop", "chmod_workdir"]  # cgroups or none
 HOLES = [name for name, expect in EXPECTED.items() if expect.verdict_off and not expect.kills]
 
 
 @needs_emu
 def test_corpus_with_the_sandbox_forced_off():
-    assert grade_corpus(emu=True, sandbox="off", names=HOLES + LIMITS_ALONE) == []
+    # stdout_flood: the grader's cap on output; read_secret: the secret kept out of the environment
+    assert grade_corpus(emu=True, sandbox="off", names=HOLES + LIMITS_ALONE + ["stdout_flood", "read_secret"]) == []
 
 
 @needs_emu
 def test_corpus_with_the_sandbox_off_and_no_cgroups(monkeypatch):
     monkeypatch.setattr(grader.limits, "_own_cgroup", lambda controller: None)
-    assert grade_corpus(emu=True, sandbox="off", names=LIMITS_ALONE[:5]) == []
+    assert grade_corpus(emu=True, sandbox="off", names=LIMITS_ALONE) == []
 
 
 def _tarball(tmp_path, members):
