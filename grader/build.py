@@ -69,13 +69,50 @@ EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission
 @dataclass(frozen=True)
 class Source:
     """The student files being graded: starter, solution, or a submission's folder. name is
-    safe as a folder name and on a make command line (intake.safe_id made it)."""
+    safe as a folder name and on a make command line (intake.safe_id made it); submission says
+    whether the code is untrusted (the sandbox's strictness), as data, never read from the name."""
     name: str  # "starter", "solution", "sub-<safe id>"
     root: Path
+    submission: bool = False
+
+    def shorten(self, reason: str) -> str:
+        """A reason with the grader's own folders taken off the student's file names:
+        'fw/fw.c:16', not 'build/unpacked/alice-1f2e3d4c/fw/fw.c:16'. A kit folder (starter/,
+        solutions/) stays: 'starter/fw/fw.c:16' is the path the program itself prints."""
+        root = Path(self.root).resolve()
+        if root.is_relative_to(KIT_ROOT.resolve()) and not root.is_relative_to(BUILD_DIR.resolve()):
+            return reason.replace(str(KIT_ROOT.resolve()) + "/", "")
+        for prefix in (str(root) + "/", os.path.relpath(root, KIT_ROOT) + "/"):
+            if not prefix.startswith(".."):
+                reason = reason.replace(prefix, "")
+        return reason
 
 
 def build_dir_for(source: Source, emu: bool, asan: bool) -> Path:
     return BUILD_DIR / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
+
+
+class SourceBuilds:
+    """The builds of one source a grading runs: the graded one (GPU or emulator, as graded), and
+    on a GPU node the emulated ones the plans ask for (run_plan: EMULATED, EMULATED_ASAN), each
+    made once, the first time a plan needs it."""
+
+    def __init__(self, lab: Lab, source: Source, *, emu: bool, asan: bool, sandbox: Sandbox | None):
+        self.lab, self.source, self.emu, self.asan, self.sandbox = lab, source, emu, asan, sandbox
+        self._made: dict[tuple[bool, bool], BuildResult] = {}
+
+    def get(self, emu: bool, asan: bool) -> BuildResult:
+        if (emu, asan) not in self._made:
+            self._made[emu, asan] = build_lab(self.lab, src_root=self.source.root, emu=emu, asan=asan,
+                                              build_dir=build_dir_for(self.source, emu, asan), sandbox=self.sandbox)
+        return self._made[emu, asan]
+
+    def graded(self) -> BuildResult:
+        return self.get(self.emu, self.asan)
+
+    def set_graded(self, build: BuildResult) -> None:
+        """A build made by the caller (one build for several gradings, case by case)."""
+        self._made[self.emu, self.asan] = build
 
 
 def first_error(log: str) -> str:

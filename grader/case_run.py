@@ -1,26 +1,35 @@
-"""Stage 3 and 4 for one case: run it (run_case: a fresh work folder, limits, the sandbox) and
-judge what it left (judge: correctness; work_verdict: the lab's work, from the emulator's
-profile). grade.py calls these for every run of every case; so do the sanitizer step
-(sanitize.py) and the reference's timing (timing.py)."""
+"""Stage 3 and 4 for one case: CaseRunner runs any plan of it (run_plan.py) and judges what it
+left: correctness (judge), and where the plan profiles it, the lab's work (work_verdict, from
+the emulator's profile). The grading (grade.py), the reference's timing (timing.py), the
+sanitizer step (sanitize.py) and the mutants (mutants.py) all run cases through a CaseRunner.
+
+    CaseRunner(lab, builds, sandbox=..., hide=..., gpu=..., work=...)
+    runner.prepare(case)      -> ReadyCase   (hidden cases made from the secret once)
+    runner.run(plan, ready)   -> PlanRun     (verdict, reason, outcome, figures, profile)
+    runner.for_builds(other)  -> CaseRunner  (the same runs of another source: the reference)
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader import hidden
 from grader import work as work_rules
-from grader.cases import ReadyCase, argv_for
+from grader.build import BuildResult, EMULATED_BUILD_FAILED, SourceBuilds
+from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
-from grader.labs import Lab
+from grader.labs import Case, Lab
 from grader.limits import LabLimits, Limits
+from grader.run_plan import EMULATED_ASAN, GRADE, GRADED, RunPlan
 from grader.program_files import open_folder, open_left, remove_tree
 from grader.run import RunOutcome, run_program
 from grader.sandbox import Sandbox, clean_env, run_view
 from grader.text import one_line
-from grader.verdict import AC, determine_verdict, runtime_error
+from grader.verdict import AC, CE, IE, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
@@ -65,19 +74,20 @@ class CaseOutput:
 
 def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | None = None,
              limits: LabLimits = LabLimits(), gpu: bool = False, hide: tuple[Path, ...] = (),
-             wrap_argv=None, env: dict[str, str] | None = None) -> tuple[RunOutcome, CaseOutput, dict]:
+             wrap_argv=None, env: dict[str, str] | None = None, profile: bool = True) -> tuple[RunOutcome, CaseOutput, dict]:
     """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
     when one is given; returns the outcome, where its output is and the program's figures.
     Only the program, the case's input and that folder are in the sandbox's view; the expected
     output stays outside and is compared after the process has gone. wrap_argv: a supervising
-    tool's command line around the program's (compute-sanitizer)."""
+    tool's command line around the program's (compute-sanitizer). profile: the emulator writes
+    its profile into the folder (an emulated build's; EMU_PROFILE in env overrides)."""
     work.mkdir(parents=True, exist_ok=True)
     # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
-    # The emulator's profile (read by emulated builds only) unless env says EMU_PROFILE=0.
-    env = clean_env(os.environ, **{"EMU_PROFILE": str(folder / work_rules.PROFILE_NAME), **(env or {})},
+    profile_path = str(folder / work_rules.PROFILE_NAME) if profile else "0"
+    env = clean_env(os.environ, **{"EMU_PROFILE": profile_path, **(env or {})},
                     LABKIT_RESULT=str(folder / "result.json"))
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
@@ -93,6 +103,86 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
                           limits=case_limits, wrap=wrap, **confined)
     return outcome, output, output.read_figures()
+
+
+@dataclass
+class PlanRun:
+    """One plan run on one case: its verdict and reason (for a plan that profiles, the lab's work
+    judged too), and what the grader reads beyond them. outcome is None when the plan's build
+    failed (verdict CE, or IE where the grader could not build)."""
+    plan: RunPlan
+    verdict: str
+    reason: str
+    outcome: RunOutcome | None = None
+    figures: dict = field(default_factory=dict)
+    profile: dict | None = None
+
+
+def with_time_factor(ready: ReadyCase, factor: float) -> ReadyCase:
+    if factor == 1:
+        return ready
+    return ReadyCase(replace(ready.case, time_limit_s=ready.case.time_limit_s * factor),
+                     ready.input_path, ready.expected_path)
+
+
+class CaseRunner:
+    """Runs any RunPlan of any case of one lab for one source: the plan's build, its environment,
+    its limit, its supervising tool, under this grading's sandbox and limits, hiding what no
+    program may read. Each run gets a fresh folder under `work`; its output is removed once read
+    unless keep_outputs (then the grader's folder keeps each GRADE run's output file)."""
+
+    def __init__(self, lab: Lab, builds: SourceBuilds, *, sandbox: Sandbox | None, hide: tuple[Path, ...],
+                 gpu: bool, work: Path, secret: hidden.Secret | None = None, keep_outputs: bool = False):
+        self.lab, self.builds, self.sandbox, self.hide, self.gpu = lab, builds, sandbox, hide, gpu
+        self.work, self.secret, self.keep_outputs = work, secret, keep_outputs
+        self._hidden_ready: dict[str, ReadyCase] = {}
+
+    def for_builds(self, builds: SourceBuilds, work: Path) -> "CaseRunner":
+        """The same runner for another source's builds (the reference solution's)."""
+        other = CaseRunner(self.lab, builds, sandbox=self.sandbox, hide=self.hide, gpu=self.gpu, work=work,
+                           secret=self.secret)
+        other._hidden_ready = self._hidden_ready
+        return other
+
+    def prepare(self, case: Case) -> ReadyCase:
+        """The case's files; a hidden case's are made from the secret once per grading. ConfigError
+        when a case file cannot be made or trusted (the grader's failure, not the student's)."""
+        if case.group == hidden.HIDDEN_GROUP:
+            if case.name not in self._hidden_ready:
+                self._hidden_ready[case.name] = hidden.prepare_hidden(self.lab, case, self.secret)
+            return self._hidden_ready[case.name]
+        return prepare(self.lab, case)
+
+    def build_for(self, plan: RunPlan) -> BuildResult:
+        if plan.build == GRADED:
+            return self.builds.graded()
+        return self.builds.get(True, plan.build == EMULATED_ASAN)
+
+    def run(self, plan: RunPlan, ready: ReadyCase, *, wrap_argv=None) -> PlanRun:
+        build = self.build_for(plan)
+        if not build.ok:
+            if build.grader_error:
+                return PlanRun(plan, IE, one_line(build.reason))
+            # Not a pass: code that will not build there would dodge the runs.
+            return PlanRun(plan, CE, one_line(self.builds.source.shorten(
+                f"{EMULATED_BUILD_FAILED} for {plan.named}: {build.reason[:200]}")))
+        ready = with_time_factor(ready, plan.time_factor)
+        outcome, output, figures = run_case(build.programs[ready.case.program], ready, self.work,
+                                            sandbox=self.sandbox, limits=self.lab.limits, gpu=self.gpu and not plan.emulated,
+                                            hide=self.hide, wrap_argv=wrap_argv, env=plan.env, profile=plan.profile)
+        try:
+            verdict, reason = judge(self.lab, ready, outcome, output)
+            profile = output.read_profile() if plan.profile else None
+            if plan.profile and verdict == AC:  # a reason that says more than "correct" (a flood's note) stays
+                work, why = work_verdict(self.lab, ready, plan, profile)
+                if work != AC:
+                    verdict, reason = work, why
+        finally:
+            if self.keep_outputs and plan.purpose == GRADE:
+                os.close(output.folder_fd)
+            else:
+                output.remove()
+        return PlanRun(plan, verdict, reason, outcome, figures, profile)
 
 
 def metric(figures: dict, outcome: RunOutcome, metric: str) -> float | None:
@@ -118,10 +208,11 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
     return determine_verdict(outcome, failure, mismatch)
 
 
-def work_verdict(lab: Lab, ready: ReadyCase, env: dict[str, str], profile: dict | None) -> tuple[str, str]:
-    """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py)."""
+def work_verdict(lab: Lab, ready: ReadyCase, plan: RunPlan, profile: dict | None) -> tuple[str, str]:
+    """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py),
+    judged with the devices the plan gave the program."""
     n, m = work_rules.header_sizes(ready.input_path)
     params = work_rules.case_options(list(ready.case.args), dict(ready.case.params))
-    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, params, n, m, int(env.get("CUDA_EMU_DEVICES", "1")))
+    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, params, n, m, plan.device_count)
     reason = work_rules.judge(lab.work, facts, profile)
     return (AC, "correct") if reason is None else (work_rules.WORK, one_line(f"not the lab's work: {reason}"))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -51,7 +50,7 @@ def source_for(args, lab) -> Source:
         if not path.exists():
             raise SubmissionError(f"submission {path} does not exist")
         name = safe_id(path.name)
-        return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name))
+        return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name), submission=True)
     if args.solution:
         if not (SOLUTIONS_DIR / lab.id).is_dir():
             raise ConfigError(no_solutions_message(lab.id))  # the option is wrong for this copy, not a submission
@@ -78,23 +77,27 @@ def emulate_without_gpu(args) -> bool:
 
 
 class CheckProgress:
-    """The grader's log during `check`, so that the table at the end is the one place each
-    verdict is printed: a case's line ("  ragged: WA (...)") becomes "  ragged: graded" in a log,
-    and on a terminal a line rewritten in place and cleared before the table."""
+    """The grader's progress during `check`, so that the table at the end is the one place each
+    verdict is printed: the grader's log lines as they come (log), and for each graded case
+    (result, a CaseResult) "  ragged: graded": in a log a line, on a terminal a line rewritten in
+    place and cleared before the table."""
 
     def __init__(self, stream=None):
         self.stream = stream or sys.stdout
         self.tty = self.stream.isatty()
         self.pending = False
 
-    def __call__(self, line: str) -> None:
-        case_line = re.match(r"  \S+: (AC|WA|RE|TLE|CE|SLOW|IE) \(", line) is not None
-        text = f"{line.split(': ', 1)[0]}: graded" if case_line else line
-        if self.tty and case_line:
+    def log(self, line: str) -> None:
+        self.clear()
+        print(line, file=self.stream)
+        self.stream.flush()
+
+    def result(self, result) -> None:
+        text = f"  {result.case}: graded"
+        if self.tty:
             self.stream.write("\r\033[K" + text.strip()[:100])
             self.pending = True
         else:
-            self.clear()
             print(text, file=self.stream)
         self.stream.flush()
 
@@ -113,7 +116,8 @@ def cmd_check(args) -> int:
         return _fail("--sanitize runs NVIDIA's compute-sanitizer on a GPU; under --emu use --asan")
     progress = CheckProgress()
     grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
-                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else progress,
+                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else progress.log,
+                    on_result=(lambda _: None) if args.quiet else progress.result,
                     sandbox=chosen_mode(args), secret_file=args.secret_file,
                     sanitize=False if args.no_sanitize else (True if args.sanitize else None),
                     checks=not args.no_checks)

@@ -347,7 +347,7 @@ class MutantRunner:
     def _source(self, label: str, mutation: Mutation | None) -> Source:
         name = safe_id(f"{self.lab.id}-{label}")
         root = write_mutant(self.lab, mutation, self.lab_dir, MUTANTS_DIR / self.lab.id / name)
-        return Source(f"sub-mutant-{name}", root)
+        return Source(f"sub-mutant-{name}", root, submission=True)
 
     def _grade(self, source: Source, cases: list[Case], stop_early: bool):
         """(results, the first result that is not AC or None)."""
@@ -356,8 +356,7 @@ class MutantRunner:
         results = []
         for case in cases:
             limit = self.limits.get(case.name, case.time_limit_s)
-            grader.cases = [dataclasses.replace(case, time_limit_s=limit)]
-            result = grader.grade(build).results[0]
+            result = grader.grade(build, [dataclasses.replace(case, time_limit_s=limit)]).results[0]
             if result.verdict == TLE and limit < case.time_limit_s:
                 result.reason += f" (a mutant's limit: {MUTANT_TIME_LIMITS.describe()})"
             results.append(result)

@@ -1,34 +1,63 @@
-"""The runs one case gets, as data: on how many devices (a GPU node's own, or the emulator's),
-with which of the emulator's checks, from which build. The grader builds the list once per case
-(plans_for) and reads the fields back; the words a reason says of a run (label) are made from
-them, never read back.
+"""Every run of a case, as data, made here and nowhere else; case_run.CaseRunner runs any of them.
 
-    one-device program, on a GPU        [the run]
-    under the emulator, checks on       [race detector] then [race detector, threads in a random order]
-    multi-device program, emulator      [on 2 emulated devices, ...] [on 3 ..., without peer access] + the random order
-    multi-device program, GPU node      [on the node's GPUs] + [on n emulated devices] for each n it lacks
+A plan says what to run (which build), how (devices, the emulator's checks and profile, a
+supervising tool, the GPU's own record, its time limit as a multiple of the case's) and what its
+outcome decides (purpose). The grader reads the fields back; the words a reason says of a run
+(label) are made from them, never read back.
+
+    purpose      decides                                   made by
+    GRADE        the case's verdict; the first one's        case_plans: one-device program [the run];
+                 figures are timed                          emulator with checks [race detector] then
+                                                            [race detector, threads in a random order];
+                                                            multi-device program [on 2, 3 emulated
+                                                            devices ...] or, on a GPU node, [on its
+                                                            GPUs] + [on n emulated devices] it lacks
+    PROFILED     a GRADE run past its limit under the       profile_retries: the plain run within the
+                 profile: a hang or a slowed program        limit, then the profile with PROFILE_SLOWDOWN
+    WORK         on a GPU node, the lab's work: the case    work_plan
+                 under the emulated build, profiled; its
+                 profile is held against the GPU run's
+                 own record (GRADE with gpu_record)
+    COUNTERS     the GPU's counters of the case's kernels   counters_plan
+    DIAGNOSE     a hint in a reason, never a verdict        one_device_plan
+    SANITIZE     a checker's finding                        sanitize_plans
+    REFERENCE    the reference solution's time and figures  reference_plans
 """
 
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from grader.labs import Case, Lab
+from grader.labs import LARGE, Case, Lab
+
+GRADE, PROFILED, WORK, COUNTERS, DIAGNOSE, SANITIZE, REFERENCE = (
+    "grade", "profiled", "work", "counters", "diagnose", "sanitize", "reference")
+GRADED, EMULATED, EMULATED_ASAN = "graded", "emulated", "emulated-asan"  # which build a plan runs
+
+PROFILE_SLOWDOWN = 3  # a slow profiled run's second limit, times the case's (make emu-bench measures the cost)
+CHECKED_SLOWDOWN = 20  # a sanitized or emulated-and-checked run, times the case's limit, at most
+COUNTERS_SLOWDOWN = 20  # Nsight Compute replays every kernel for its counters
 
 
 @dataclass(frozen=True)
 class RunPlan:
+    purpose: str = GRADE
+    build: str = GRADED
     devices: int | None = None  # a multi-device program's device count; None: the program's own choice
     emulated_devices: bool = False  # the devices are the emulator's (CUDA_EMU_DEVICES)
     peer_access: bool = True
     racecheck: bool = False  # the emulator's race detector (EMU_RACECHECK=1)
     schedule_seed: int | None = None  # the emulator runs the threads in a random order
-    emulated_build: bool = False  # runs the emulated build (a GPU node's runs beyond its GPUs)
+    profile: bool = False  # the emulator writes its profile; the lab's work is judged from it
+    time_factor: float = 1.0  # the run's time limit, times the case's
+    sanitizer: str | None = None  # compute-sanitizer's tool around the program
+    gpu_record: bool = False  # the GPU run's own record of launches and copies (grader/evidence)
+    counters: bool = False  # the run under Nsight Compute, for each kernel's memory traffic
     env: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
-        env = {}
+        env = {"EMU_PROFILE": "0"}  # the runner names the profile's file where the plan asks for it
         if self.racecheck:
             env["EMU_RACECHECK"] = "1"
         if self.emulated_devices:
@@ -40,6 +69,15 @@ class RunPlan:
         object.__setattr__(self, "env", env)
 
     @property
+    def emulated(self) -> bool:
+        return self.build != GRADED
+
+    @property
+    def device_count(self) -> int:
+        """The devices the program saw, as the lab's work checks count them."""
+        return self.devices or 1
+
+    @property
     def where(self) -> str:
         """The devices it ran on, as a reason says it ("on 2 GPUs"); '' for a one-device program."""
         if self.devices is None:
@@ -47,6 +85,15 @@ class RunPlan:
         if self.emulated_devices:
             return f"on {self.devices} emulated devices" + ("" if self.peer_access else " without peer access")
         return f"on {self.devices} GPU{'s' if self.devices != 1 else ''}"
+
+    @property
+    def named(self) -> str:
+        """The run as a build failure's reason names it."""
+        if self.purpose == WORK:
+            return "the check of the lab's work"
+        if self.purpose == SANITIZE:
+            return "the emulator's checks"
+        return f"the run {self.label or 'on the emulator'}"
 
     @property
     def label(self) -> str:
@@ -61,22 +108,93 @@ def schedule_seed(lab: Lab, case: Case) -> int:
     return zlib.crc32(f"{lab.id}/{case.name}".encode()) % 1000 + 1
 
 
-def plans_for(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> list[RunPlan]:
-    """The runs of one case, in order: the first decides timing; every one must be right."""
+def judges_work_on_gpu(lab: Lab, case: Case) -> bool:
+    """On a GPU node the lab's work is judged on every case but the GPU-sized ones (group large,
+    left to the timing thresholds: the emulator would take hours)."""
+    return lab.work.active and case.group != LARGE
+
+
+def case_plans(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> list[RunPlan]:
+    """The GRADE runs of one case, in order: the first decides timing and carries the evidence
+    of the lab's work (under the emulator its profile; on a GPU its own record); every one must
+    be right."""
     racecheck = emu and checks
     plans = [RunPlan(racecheck=racecheck)]
     if case.program in lab.multi_device_programs:
         def emulated(n: int, on_gpu_node: bool) -> RunPlan:
             return RunPlan(devices=n, emulated_devices=True, peer_access=n not in lab.no_peer_counts,
-                           racecheck=racecheck, emulated_build=on_gpu_node)
+                           racecheck=racecheck, build=EMULATED if on_gpu_node else GRADED)
         if emu:
             plans = [emulated(n, False) for n in lab.device_counts]
         else:
             # Too few GPUs here to exercise the exchange: the emulator runs it on more.
             plans = [RunPlan(devices=gpus)] + [emulated(n, True) for n in lab.device_counts if n > gpus]
     if emu and checks:
-        last = plans[-1]
-        plans.append(RunPlan(devices=last.devices, emulated_devices=last.emulated_devices,
-                             peer_access=last.peer_access, racecheck=last.racecheck,
-                             schedule_seed=schedule_seed(lab, case), emulated_build=last.emulated_build))
+        plans.append(replace(plans[-1], schedule_seed=schedule_seed(lab, case)))
+    if emu:
+        plans[0] = replace(plans[0], profile=lab.work.active)
+    else:
+        plans[0] = replace(plans[0], gpu_record=judges_work_on_gpu(lab, case))
     return plans
+
+
+def profile_retries(plan: RunPlan) -> list[RunPlan]:
+    """A profiled run past the case's limit: first the same run without the profile, within that
+    limit (a program that never ends is TLE there, two limits spent), then, if that one ends, the
+    profile again with PROFILE_SLOWDOWN times the limit (every access is logged and regrouped)."""
+    return [replace(plan, purpose=PROFILED, profile=False),
+            replace(plan, purpose=PROFILED, time_factor=plan.time_factor * PROFILE_SLOWDOWN)]
+
+
+def work_plan(lab: Lab, case: Case, gpu_run: RunPlan) -> RunPlan:
+    """On a GPU node: the case once more under the emulated build, profiled, with the race
+    detector (a lost update that happened to come out right on the GPU is named there), on as many
+    devices as the GPU run had (the most the lab grades where that is more), so its record can be
+    held against the GPU run's."""
+    devices = None
+    if case.program in lab.multi_device_programs and lab.device_counts:
+        devices = max(gpu_run.device_count, *lab.device_counts) if gpu_run.devices else max(lab.device_counts)
+    return RunPlan(purpose=WORK, build=EMULATED, devices=devices, emulated_devices=devices is not None,
+                   racecheck=True, profile=True, time_factor=CHECKED_SLOWDOWN)
+
+
+def counters_plan(gpu_run: RunPlan) -> RunPlan:
+    """The GPU run again under Nsight Compute: each kernel's global load and store sectors."""
+    return replace(gpu_run, purpose=COUNTERS, gpu_record=False, counters=True, time_factor=COUNTERS_SLOWDOWN)
+
+
+def one_device_plan(failed: RunPlan) -> RunPlan | None:
+    """After a multi-device run went wrong under the emulator: the same on one emulated device,
+    whose answer says whether the mistake is in what the devices share."""
+    if failed.devices is None or failed.devices < 2 or not failed.emulated_devices:
+        return None
+    return RunPlan(purpose=DIAGNOSE, build=failed.build, devices=1, emulated_devices=True)
+
+
+def sanitize_plans(lab: Lab, tools: list[str]) -> list[RunPlan]:
+    """On a GPU: each compute-sanitizer tool on the graded build, then, where lab.toml asks
+    (emulator_checks), the emulated build with AddressSanitizer and the race detector."""
+    plans = [RunPlan(purpose=SANITIZE, sanitizer=tool, time_factor=CHECKED_SLOWDOWN) for tool in tools]
+    if lab.sanitize.emulator_checks:
+        plans.append(RunPlan(purpose=SANITIZE, build=EMULATED_ASAN, racecheck=True, time_factor=CHECKED_SLOWDOWN))
+    return plans
+
+
+def reference_plans(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> list[RunPlan]:
+    """The reference solution's runs of a case for its wall time, as the student's GRADE runs are
+    made (the random-order pass can be the slowest), without the emulated build's runs."""
+    return [replace(plan, purpose=REFERENCE, profile=False, gpu_record=False)
+            for plan in case_plans(lab, case, emu=emu, checks=checks, gpus=gpus) if not plan.emulated]
+
+
+def plans_for(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> list[RunPlan]:
+    """Every plan a grading may make of one case, in the order it may run them: the GRADE runs,
+    a profiled run's retries, the GPU node's WORK and COUNTERS runs. The grading's budget
+    (grader/budget.py) is summed from these."""
+    plans = case_plans(lab, case, emu=emu, checks=checks, gpus=gpus)
+    extra = []
+    if plans[0].profile:
+        extra += profile_retries(plans[0])
+    if plans[0].gpu_record:
+        extra += [work_plan(lab, case, plans[0]), counters_plan(plans[0])]
+    return plans + extra

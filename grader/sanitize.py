@@ -19,22 +19,19 @@ Under the CPU emulator grading checks with ASan and the race detector itself (gr
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.build import EMULATED_BUILD_FAILED
-from grader.case_run import judge
+from grader.case_run import CaseRunner
 from grader.cases import ReadyCase
 from grader.labs import PUBLIC, Case, Lab
 from grader.report import Report
+from grader.run_plan import RunPlan, sanitize_plans
 from grader.text import one_line
-from grader.verdict import AC, RE, WA
-
-SLOWDOWN = 20  # a sanitized run takes this many times the case's time limit, at most
+from grader.verdict import AC, IE, RE, WA
 
 
 def sanitizer() -> str | None:
@@ -119,75 +116,70 @@ def findings(tool: str, *outputs: str) -> Finding:
 
 class SanitizerStep:
     """On a GPU, after a grading's cases: the lab's [sanitize] cases under compute-sanitizer (and
-    the emulator's checks where lab.toml asks), run through the grading's own runs (a Grader's:
-    the same sandbox, limits and emulated build); a finding turns that case from AC into RE."""
+    the emulator's checks where lab.toml asks), each a plan (run_plan.sanitize_plans) run through
+    the grading's runner (the same sandbox, limits and emulated build); a finding turns that case
+    from AC into RE."""
 
-    def __init__(self, grader):
-        self.lab, self.cases, self.emu, self.work, self.log = grader.lab, grader.cases, grader.emu, grader.work, grader.log
-        self._run, self._prepare, self._emulated, self._short = grader._run, grader._prepare, grader._emulated, grader._short
+    def __init__(self, lab: Lab, cases: list[Case], runner: CaseRunner, log=print):
+        self.lab, self.cases, self.runner, self.log = lab, cases, runner, log
 
-    def run(self, programs: dict[str, Path], report: Report) -> None:
-        """On a GPU, the lab's [sanitize] cases under compute-sanitizer (and the emulator's race
-        checks where lab.toml asks); a finding turns that case from AC into RE."""
-        if self.emu:
+    def run(self, report: Report) -> None:
+        if self.runner.builds.emu:
             report.notes.append("--sanitize needs a GPU: under the CPU emulator use --asan")
             return
         if sanitizer() is None:
             report.notes.append("compute-sanitizer not found (it comes with the CUDA toolkit): memory and "
                                 "race checks on the GPU skipped")
             return
+        shorten = self.runner.builds.source.shorten
         for case in pick_cases(self.lab, self.cases):
             result = next(r for r in report.results if r.case == case.name)
             if result.verdict != AC:  # it has lost its points already: no need to spend minutes on why
                 report.notes.append(f"sanitizer not run on case {case.name}: it is {result.verdict} already")
                 continue
-            # A sanitized or emulated run takes many times a plain one: the case's own limit, widened.
-            ready = self._prepare(case)
-            slow = ReadyCase(dataclasses.replace(case, time_limit_s=case.time_limit_s * SLOWDOWN),
-                             ready.input_path, ready.expected_path)
-            found = [self._tool_finding(tool, programs[case.program], slow) for tool in tools(self.lab)]
-            if self.lab.sanitize.emulator_checks:
-                found.append(self._emulator_finding(slow))
+            ready = self.runner.prepare(case)
+            found = [self._finding(plan, ready) for plan in sanitize_plans(self.lab, tools(self.lab))]
             for finding in found:
                 if finding.fault and result.verdict == AC:
                     # The output was right, but the code reads or writes where it must not, or races.
                     result.verdict, result.points = RE, 0.0
-                    result.reason = one_line(self._short(f"{finding.text} (the GPU's output happened to be right)"))
+                    result.reason = one_line(shorten(f"{finding.text} (the GPU's output happened to be right)"))
             texts = "; ".join(finding.text for finding in found)
             if result.verdict == AC:
                 result.reason += "; sanitizer: " + texts
             report.notes.append(f"sanitizer on case {case.name}: " + texts)
 
-    def _tool_finding(self, tool: str, program: Path, slow: ReadyCase) -> Finding:
-        self.log(f"  {slow.case.name}: compute-sanitizer --tool {tool} ...")
-        outcome, output, _ = self._run(program, slow, self.work.with_name(self.lab.id + "-sanitize"),
-                                       wrap_argv=lambda argv: command(tool, argv))
-        output.remove()
+    def _finding(self, plan: RunPlan, ready: ReadyCase) -> Finding:
+        if plan.sanitizer:
+            return self._tool_finding(plan, ready)
+        return self._emulator_finding(plan, ready)
+
+    def _tool_finding(self, plan: RunPlan, ready: ReadyCase) -> Finding:
+        tool = plan.sanitizer
+        self.log(f"  {ready.case.name}: compute-sanitizer --tool {tool} ...")
+        run = self.runner.run(plan, ready, wrap_argv=lambda argv: command(tool, argv))
+        outcome = run.outcome
+        if outcome is None:
+            return Finding(f"compute-sanitizer {tool}: could not check ({run.reason})", False)
         if outcome.timed_out:
             return Finding(f"compute-sanitizer {tool}: could not check "
-                                    f"(did not finish within {slow.case.time_limit_s:g} s)", False)
+                           f"(did not finish within {ready.case.time_limit_s * plan.time_factor:g} s)", False)
         finding = findings(tool, outcome.stdout, outcome.stderr)
         return Finding(f"compute-sanitizer {finding.text}", finding.fault)
 
-    def _emulator_finding(self, slow: ReadyCase) -> Finding:
+    def _emulator_finding(self, plan: RunPlan, ready: ReadyCase) -> Finding:
         """The case under the emulator's checks (lab.toml's emulator_checks): built with
         AddressSanitizer, run with the race detector on. It must run right there as on the GPU:
         the emulator is the kit's own, so no failure of it, a time-out included, is excused (code
         could otherwise loop or stop under CUDA_EMULATION to skip the checks)."""
         checker = "the emulator's checks"
-        self.log(f"  {slow.case.name}: {checker} ...")
-        build = self._emulated(asan=True)
-        if not build.ok:  # the grader's failure excuses nothing of the student's, and blames nothing
-            return Finding(f"{checker}: {build.reason[:200]}" if build.grader_error else
-                                    f"{checker}: {EMULATED_BUILD_FAILED}: {build.reason[:200]}", not build.grader_error)
-        binary = build.programs[slow.case.program]
-        outcome, output, _ = self._run(binary, slow, self.work.with_name(self.lab.id + "-sanitize"),
-                                       env={"EMU_RACECHECK": "1", "EMU_PROFILE": "0"})
-        verdict, reason = judge(self.lab, slow, outcome, output)
-        output.remove()
-        if verdict == AC:
+        self.log(f"  {ready.case.name}: {checker} ...")
+        run = self.runner.run(plan, ready)
+        if run.outcome is None:  # the build: the grader's failure excuses nothing of the student's, and blames nothing
+            return Finding(run.reason if run.verdict != IE else f"{checker}: {run.reason}", run.verdict != IE)
+        if run.verdict == AC:
             return Finding(f"{checker}: no errors", False)
-        if verdict == WA:  # right on the GPU, wrong with the threads in the emulator's order
+        if run.verdict == WA:  # right on the GPU, wrong with the threads in the emulator's order
             return Finding(f"{checker}: wrong when the emulator runs the threads one after another "
-                                    f"({reason}): a __syncthreads() missing?", True)
-        return Finding(f"{checker} (ASan, race detector): {reason}", True)
+                           f"({run.reason}): a __syncthreads() missing?", True)
+        return Finding(f"{checker} (ASan, race detector): {run.reason}", True)

@@ -10,28 +10,30 @@ import hashlib
 import json
 
 from grader import KIT_VERSION, honest_timing
-from grader.build import BuildResult, Source, build_dir_for, build_lab, build_lock
-from grader.case_run import metric
+from grader.build import Source, SourceBuilds, build_lock
+from grader.case_run import CaseRunner, metric
+from grader.labs import Case, Lab
 from grader.limits import GRADING_TIME_LIMITS
 from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR
 from grader.report import Report
 from grader.run import RunOutcome
+from grader.run_plan import REFERENCE, RunPlan, reference_plans
 from grader.shared_files import write_atomically
 from grader.verdict import SLOW, CaseResult, runtime_error
 
 
 class ReferenceTiming:
-    """The reference solution's times and figures for one grading (a Grader's, whose runs it
-    uses: the same sandbox, limits and run plans as the student's)."""
+    """The reference solution's times and figures for one grading, run through the grading's own
+    runner (the same sandbox, limits and plans as the student's) on the reference's builds."""
 
-    def __init__(self, grader):
-        self.grader = grader
-        self.lab, self.source, self.cases = grader.lab, grader.source, grader.cases
-        self.emu, self.asan, self.checks, self.sandbox = grader.emu, grader.asan, grader.checks, grader.sandbox
-        self.work = grader.work
-        self._run, self._prepare, self._plans = grader._run, grader._prepare, grader._plans
+    def __init__(self, lab: Lab, cases: list[Case], source: Source, runner: CaseRunner, *, emu: bool,
+                 asan: bool, checks: bool, gpus: int):
+        self.lab, self.cases, self.source = lab, cases, source
+        self.emu, self.asan, self.checks, self.gpus = emu, asan, checks, gpus
         self.walls: dict[str, float] = {}  # case -> the reference's wall time, measured with its figure
-        self._builds: dict[tuple[bool, bool], BuildResult] = {}
+        solution = Source("solution", SOLUTIONS_DIR)
+        self.reference = SourceBuilds(lab, solution, emu=emu, asan=asan, sandbox=runner.sandbox)
+        self.runner = runner.for_builds(self.reference, runner.work.with_name(lab.id + "-reference"))
 
     def mark_slow(self, result: CaseResult, why: str) -> None:
         """Correct but over a timing threshold: the lab's partial credit."""
@@ -111,31 +113,16 @@ class ReferenceTiming:
             report.notes.append(f"time limits: {GRADING_TIME_LIMITS.describe()}")
         return limits
 
-    def reference_build(self, emu: bool, asan: bool) -> BuildResult:
-        """The reference solution built once per flavor for this grading (its walls and figures)."""
-        if (emu, asan) not in self._builds:
-            solution = Source("solution", SOLUTIONS_DIR)
-            self._builds[emu, asan] = build_lab(self.lab, src_root=solution.root,
-                                                build_dir=build_dir_for(solution, emu, asan), emu=emu,
-                                                asan=asan, sandbox=self.sandbox)
-        return self._builds[emu, asan]
-
     def _measure_walls(self) -> dict[str, float]:
         """The reference solution's wall time on each case, run as the student's will be."""
-        build = self.reference_build(self.emu, self.asan)
-        if not build.ok:
+        if not self.reference.graded().ok:
             return {}
         walls = {}
         for case in self.cases:
-            ready = self._prepare(case)
+            ready = self.runner.prepare(case)
             slowest = 0.0
-            for plan in self._plans(case):  # the random-order pass can be the slowest
-                if plan.emulated_build:
-                    continue
-                outcome, output, _ = self._run(build.programs[case.program], ready,
-                                               self.work.with_name(self.lab.id + "-reference"),
-                                               env={**plan.env, "EMU_PROFILE": "0"})
-                output.remove()
+            for plan in reference_plans(self.lab, case, emu=self.emu, checks=self.checks, gpus=self.gpus):
+                outcome = self.runner.run(plan, ready).outcome
                 if runtime_error(outcome, case.time_limit_s) is not None:
                     break
                 slowest = max(slowest, outcome.wall_s)
@@ -157,18 +144,15 @@ class ReferenceTiming:
             report.notes.append(f"no reference solution in this copy of the kit (solutions/{self.lab.id} is "
                                 f"missing, as in the student edition): timing thresholds not checked")
             return {}
-        build = self.reference_build(False, False)
+        build = self.reference.graded()
         if not build.ok:
             report.notes.append(f"the reference solution did not build ({build.reason}); timing not checked")
             return {}
         metrics = {}
         for case in timed:
-            ready = self._prepare(case)
-            outcome, output, figures = self._run(build.programs[case.program], ready,
-                                                 self.work.with_name(self.lab.id + "-reference"))
-            output.remove()
-            value = metric(figures, outcome, self.lab.timing.metric)
-            if value is not None and runtime_error(outcome, case.time_limit_s) is None:
+            run = self.runner.run(RunPlan(purpose=REFERENCE), self.runner.prepare(case))
+            value = metric(run.figures, run.outcome, self.lab.timing.metric)
+            if value is not None and runtime_error(run.outcome, case.time_limit_s) is None:
                 metrics[case.name] = value
-                self.walls[case.name] = outcome.wall_s
+                self.walls[case.name] = run.outcome.wall_s
         return metrics

@@ -306,7 +306,7 @@ def intake_once(plan: Plan, lab, sub: Submission) -> Path:
 def submission_source(sub: Submission, root: Path) -> Source:
     # The hash in the name keeps two submissions of one student id (two batches) from ever
     # sharing a build folder, where make could keep a stale object.
-    return Source(f"sub-{sub.student}-{sub.sha256[:12]}", root)
+    return Source(f"sub-{sub.student}-{sub.sha256[:12]}", root, submission=True)
 
 
 def clean_up(plan: Plan, sub: Submission) -> None:

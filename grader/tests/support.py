@@ -26,3 +26,13 @@ def ready(case: Case, expected: Path) -> ReadyCase:
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists(),
                                 reason="nvcc is not installed: the compile-error test needs the CUDA compiler")
+
+
+def with_fake_program(grader, program: Path, expected: Path, work: Path):
+    """A Grader that runs `program` as its build of the fake lab, on cases whose expected output
+    is `expected`, in `work`: what its runner would otherwise build and make."""
+    from grader.build import BuildResult
+    grader.builds.set_graded(BuildResult(True, {"fake": program}, "", ""))
+    grader.runner.prepare = lambda case: ready(case, expected)
+    grader.runner.work = work
+    return grader

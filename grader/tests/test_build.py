@@ -42,7 +42,7 @@ def test_a_removed_cuda_function_is_named_with_its_replacement():
 def test_compile_error_is_ce_for_every_case(tmp_path):
     source = (SOLUTIONS_DIR / "increment" / "increment.c").read_text()
     (tmp_path / "increment.c").write_text(source + "\nvoid broken(void) { undefined_name = 1; }\n")
-    grader = Grader(load_lab("increment"), Source("sub-broken", tmp_path), emu=False, log=lambda *_: None)
+    grader = Grader(load_lab("increment"), Source("sub-broken", tmp_path, submission=True), emu=False, log=lambda *_: None)
     report = grader.grade()
     assert {r.verdict for r in report.results} == {CE}
     assert "increment.c(" in report.results[0].reason and "error" in report.results[0].reason

@@ -10,7 +10,7 @@ from grader.grade import Grader, Source
 from grader.labs import load_lab
 from grader.paths import BUILD_DIR, KIT_ROOT, STARTER_DIR
 from grader.run import RunOutcome
-from grader.verdict import EXIT_CUDA, RE, runtime_error
+from grader.verdict import EXIT_CUDA, RE, CaseResult, runtime_error
 
 EMU_STDERR = (
     "cuda-emu: launch of increment_kernel at starter/increment/increment.c:36 failed: a grid of 0 x 1 x 1 "
@@ -32,13 +32,13 @@ def test_grader_and_program_name_a_kit_file_by_the_same_path():
     lab = load_lab("increment")
     starter = Grader(lab, Source("starter", STARTER_DIR), emu=True, log=lambda *_: None, sandbox="off")
     said = "CUDA error: cudaGetLastError() failed at starter/increment/increment.c:37: x"
-    assert starter._short(said) == said
-    assert starter._short(f"failed at {KIT_ROOT.resolve()}/starter/increment/increment.c:37") == \
+    assert starter.source.shorten(said) == said
+    assert starter.source.shorten(f"failed at {KIT_ROOT.resolve()}/starter/increment/increment.c:37") == \
         "failed at starter/increment/increment.c:37"
     # A submission's copy lives in the grader's folders: its reasons name the student's own file.
     unpacked = BUILD_DIR / "unpacked" / "alice-0123" / "increment"
-    sub = Grader(lab, Source("sub-alice", unpacked.parent), emu=True, log=lambda *_: None, sandbox="off")
-    assert sub._short("failed at build/unpacked/alice-0123/increment/increment.c:10") == \
+    sub = Grader(lab, Source("sub-alice", unpacked.parent, submission=True), emu=True, log=lambda *_: None, sandbox="off")
+    assert sub.source.shorten("failed at build/unpacked/alice-0123/increment/increment.c:10") == \
         "failed at increment/increment.c:10"
 
 
@@ -56,9 +56,9 @@ def test_make_check_prints_each_verdict_once(tty):
     # The progress of `check` says which case is done; the verdict and reason are the table's.
     stream = Stream(tty)
     progress = cli.CheckProgress(stream)
-    progress("building increment from starter ...")
-    progress("  ragged: WA (entry 960: expected 3.37, got 0.37)")
-    progress("  n1: compute-sanitizer --tool memcheck ...")
+    progress.log("building increment from starter ...")
+    progress.result(CaseResult("ragged", "WA", "entry 960: expected 3.37, got 0.37", 0.0, 1.0))
+    progress.log("  n1: compute-sanitizer --tool memcheck ...")
     progress.clear()
     text = stream.getvalue()
     assert "WA" not in text and "entry 960" not in text and "ragged: graded" in text

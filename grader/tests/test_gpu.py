@@ -34,7 +34,7 @@ def test_untouched_starter_scores_zero_pointing_at_the_todos():
 def test_off_by_one_guard_is_wa_naming_the_last_index(tmp_path):
     plant = runpy.run_path(str(KIT_ROOT / "labs/increment/scripts/plant_off_by_one.py"))
     (tmp_path / "increment.c").write_text(plant["planted_source"]())
-    report = grade(Source("sub-off-by-one", tmp_path))
+    report = grade(Source("sub-off-by-one", tmp_path, submission=True))
     small = next(r for r in report.results if r.case == "small")
     assert small.verdict == WA
     assert small.reason.startswith("entry 1023: expected ")

@@ -66,7 +66,7 @@ def test_check_a_case_file_that_does_not_match_its_manifest_is_not_graded(monkey
     def bad_case(lab, case, **kw):
         raise ConfigError(f"case {case.name}: generated input does not match the SHA-256 in the manifest")
     monkeypatch.setattr(grade, "prepare", bad_case)
-    grader = Grader(lab, Source("sub-x", SOLUTIONS_DIR), emu=True, log=lambda *_: None, checks=False)
+    grader = Grader(lab, Source("sub-x", SOLUTIONS_DIR, submission=True), emu=True, log=lambda *_: None, checks=False)
     report = grader.grade()
     assert {r.verdict for r in report.results} == {IE} and report.score == 0
     assert all("grader error, not yours" in r.reason and "SHA-256" in r.reason for r in report.results)

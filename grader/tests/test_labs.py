@@ -73,25 +73,25 @@ def test_missing_nvcc_says_what_to_do():
 def test_multi_device_runs_include_devices_without_peer_access():
     """apsp's multigpu runs on 2 emulated devices with peer access and on 3 without, so that both
     of its exchange paths (peer copies, and through the host) are graded."""
-    from grader.run_plan import plans_for
+    from grader.run_plan import case_plans
     lab = load_lab("apsp")
     assert lab.no_peer_counts == (3,)
     case = next(c for c in lab.cases if c.program == "multigpu")
-    runs = {plan.label: plan.env for plan in plans_for(lab, case, emu=True, checks=False, gpus=0)}
+    runs = {plan.label: plan.env for plan in case_plans(lab, case, emu=True, checks=False, gpus=0)}
     assert runs["on 2 emulated devices"]["CUDA_EMU_DEVICES"] == "2"
     assert "CUDA_EMU_PEER_ACCESS" not in runs["on 2 emulated devices"]
     assert runs["on 3 emulated devices without peer access"]["CUDA_EMU_PEER_ACCESS"] == "0"
 
 
 def test_a_gpu_node_runs_the_multi_device_program_on_its_gpus_and_the_rest_emulated():
-    from grader.run_plan import plans_for
+    from grader.run_plan import case_plans
     lab = load_lab("apsp")
     case = next(c for c in lab.cases if c.program == "multigpu")
-    one_gpu = plans_for(lab, case, emu=False, checks=True, gpus=1)
-    assert [(p.where, p.emulated_build) for p in one_gpu] == [
+    one_gpu = case_plans(lab, case, emu=False, checks=True, gpus=1)
+    assert [(p.where, p.emulated) for p in one_gpu] == [
         ("on 1 GPU", False), ("on 2 emulated devices", True), ("on 3 emulated devices without peer access", True)]
-    assert [p.where for p in plans_for(lab, case, emu=False, checks=True, gpus=4)] == ["on 4 GPUs"]
-    checked = plans_for(lab, case, emu=True, checks=True, gpus=0)
+    assert [p.where for p in case_plans(lab, case, emu=False, checks=True, gpus=4)] == ["on 4 GPUs"]
+    checked = case_plans(lab, case, emu=True, checks=True, gpus=0)
     assert checked[-1].schedule_seed and checked[-1].env["EMU_RACECHECK"] == "1"
     assert checked[-1].label.startswith("on 3 emulated devices without peer access, threads in a random order")
 

@@ -75,14 +75,14 @@ def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str, root: Pa
     grader = Grader(lab, Source(student, root or STUDENTS / "fw" / student), emu=False, sandbox="off",
                     log=lambda *_: None)
     # No GPU here: the plain emulated build (of the solution, if the student's will not build) plays the GPU's.
-    build = grader._emulated()
+    build = grader.builds.get(True, False)
     if root is not None:
-        build = Grader(lab, Source("solution", SOLUTIONS_DIR), emu=False, sandbox="off")._emulated()
+        build = Grader(lab, Source("solution", SOLUTIONS_DIR), emu=False, sandbox="off").builds.get(True, False)
     assert build.ok, build.reason
-    program = build.programs["fw"]
+    grader.builds.set_graded(build)
     right = CaseResult(case_name, AC, "right", 1.0, 1.0)
     report = Report("fw", student, False, [right])
-    SanitizerStep(grader).run({"fw": program}, report)
+    SanitizerStep(lab, [c for c in lab.cases if c.name == case_name], grader.runner).run(report)
     return right, report
 
 

@@ -3,12 +3,11 @@
 import pytest
 
 from grader.grade import Grader
-from grader.timing import ReferenceTiming
 from grader.build import Source
 from grader.case_run import judge, run_case
 from grader.verdict import AC, RE, SLOW, TLE, WA
 
-from support import fake_case, fake_lab, ready
+from support import fake_case, fake_lab, ready, with_fake_program
 
 
 def verdict_of(mode, fake_program, expected_file, tmp_path, **kw):
@@ -93,24 +92,22 @@ def test_harness_self_check_failure_with_right_output_is_wa(fake_program, expect
 def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake_program, expected_file,
                                                  tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KERNEL_MS", str(kernel_ms))
-    monkeypatch.setattr("grader.grade.prepare", lambda lab, case: ready(case, expected_file))
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})  # FAKE_KERNEL_MS
-    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=False, log=lambda *_: None,
+    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path, submission=True), emu=False, log=lambda *_: None,
                     sandbox="off")  # the fake is a Python script: the sandbox shows it no Python
-    grader.work = tmp_path / "work"
-    result = grader._grade_case(grader.cases[0], fake_program, {"c1": 1.0}, ReferenceTiming(grader))
+    with_fake_program(grader, fake_program, expected_file, tmp_path / "work")
+    result = grader._grade_case(grader.cases[0], {"c1": 1.0}, grader.reference_timing())
     assert (result.verdict, result.points) == (verdict, points)
     assert "x reference 1.000" in result.timing_note
 
 
 def test_timing_is_skipped_and_said_under_emulation(fake_program, expected_file, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KERNEL_MS", "100")
-    monkeypatch.setattr("grader.grade.prepare", lambda lab, case: ready(case, expected_file))
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})
-    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path), emu=True, log=lambda *_: None,
+    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path, submission=True), emu=True, log=lambda *_: None,
                     sandbox="off")
-    grader.work = tmp_path / "work"
-    result = grader._grade_case(grader.cases[0], fake_program, {}, ReferenceTiming(grader))
+    with_fake_program(grader, fake_program, expected_file, tmp_path / "work")
+    result = grader._grade_case(grader.cases[0], {}, grader.reference_timing())
     assert result.verdict == AC
     assert result.timing_note == "timing threshold skipped: CPU emulation (EMU=1)"
 
@@ -120,9 +117,9 @@ def test_margins_cap_a_reported_figure(ratio, verdict, points, tmp_path):
     from dataclasses import replace
     from grader.verdict import CaseResult
     lab = replace(fake_lab([fake_case(timed=True)]), margins={"time_vs_baseline": 0.8})
-    grader = Grader(lab, Source("sub-x", tmp_path), emu=False, sandbox="off", log=lambda *_: None)
+    grader = Grader(lab, Source("sub-x", tmp_path, submission=True), emu=False, sandbox="off", log=lambda *_: None)
     result = CaseResult("c1", AC, "correct", 10.0, 10.0, figures={"time_vs_baseline": ratio})
-    ReferenceTiming(grader).apply_margins(result)
+    grader.reference_timing().apply_margins(result)
     assert (result.verdict, result.points) == (verdict, points)
     if verdict == SLOW:
         assert result.reason == "correct but slow: time_vs_baseline is 0.950, over the 0.8 that lab.toml's [margins] allows"

@@ -126,7 +126,7 @@ def grade(expect: Expectation, cases: list[str] | None = None, *, emu: bool = Tr
     """Grades one submission on the named cases (all public cases of its programs when None);
     returns the grader's Report. checks=False: as the grader's --no-checks."""
     lab = load_lab(expect.lab)
-    grader = Grader(lab, Source(f"sub-student-{expect.name}", expect.folder), emu=emu, log=lambda *_: None,
+    grader = Grader(lab, Source(f"sub-student-{expect.name}", expect.folder, submission=True), emu=emu, log=lambda *_: None,
                     checks=checks)
     if cases is None:
         programs = set(expect.programs or lab.programs)
