@@ -33,6 +33,8 @@ from grader.verdict import AC, CE, IE, determine_verdict, runtime_error
 
 MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
+MAX_FINDINGS_BYTES = 1 << 20
+FINDINGS_NAME = "findings.jsonl"  # LABKIT_FINDINGS (the harness), EMU_FINDINGS (the emulator)
 
 
 @dataclass
@@ -54,6 +56,24 @@ class CaseOutput:
             except ValueError:
                 return {}
         return figures if isinstance(figures, dict) else {}
+
+    def read_findings(self) -> list[dict]:
+        """What the harness and the emulator recorded of the run (FINDINGS_NAME: JSON lines,
+        labs/common/findings.h); a missing file is none, a malformed line is skipped."""
+        opened = open_left(self.folder_fd, FINDINGS_NAME, MAX_FINDINGS_BYTES, what="the findings")
+        if opened.file is None:
+            return []
+        with opened.file as f:
+            text = f.read(MAX_FINDINGS_BYTES).decode("utf-8", "replace")
+        records = []
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("text", ""), str):
+                records.append(record)
+        return records
 
     def read_profile(self) -> dict | None:
         """The emulator's profile of the run (grader/work.py), or None when it wrote none."""
@@ -88,7 +108,8 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
     profile_path = str(folder / work_rules.PROFILE_NAME) if profile else "0"
     env = clean_env(os.environ, **{"EMU_PROFILE": profile_path, **(env or {})},
-                    LABKIT_RESULT=str(folder / "result.json"))
+                    LABKIT_RESULT=str(folder / "result.json"), LABKIT_FINDINGS=str(folder / FINDINGS_NAME),
+                    EMU_FINDINGS=str(folder / FINDINGS_NAME))
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
         argv = wrap_argv(argv)
@@ -196,7 +217,7 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
     """Correctness alone: (AC or WA or a run failure, reason). The output is compared only when
     the run ended normally; the verdict itself is verdict.determine_verdict's."""
     mismatch = None
-    failure = runtime_error(outcome, ready.case.time_limit_s)
+    failure = runtime_error(outcome, ready.case.time_limit_s, output.read_findings())
     if failure is None:
         rule = ready.case.compare or lab.compare
         opened = open_left(output.folder_fd, output.name, output_cap(rule, ready.expected_path.stat().st_size),

@@ -99,16 +99,40 @@ def output_cut_note(outcome: RunOutcome) -> str:
     return "; ".join(parts) + f"; the grader kept the first 64 KiB of {'each' if len(parts) > 1 else 'it'}"
 
 
-def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] | None:
-    """(verdict, reason) when the run itself failed; None when it ran to a normal end."""
+def _found(findings, source: str, kind: str) -> dict | None:
+    """The first record of that source and kind in a run's findings (case_run.read_findings)."""
+    return next((f for f in findings if f.get("source") == source and f.get("kind") == kind), None)
+
+
+def _cuda_error_reason(findings) -> str:
+    """The harness's failed call, with the emulator's explanation of it where it gave one: the
+    error's name said once ("...; launch of k failed: a grid of 0 blocks ...")."""
+    failed = _found(findings, "harness", "cuda_error")
+    error = failed["text"] if failed else "a CUDA call failed"
+    explained = _found(findings, "emulator", "cuda_error")
+    if not explained:
+        return error
+    text = explained.get("text", "")
+    if explained.get("error") and explained["error"] not in error:
+        text += f" [{explained['error']}]"
+    return f"{error}; {text}" if text and text not in error else error
+
+
+def runtime_error(outcome: RunOutcome, time_limit_s: float, findings: tuple[dict, ...] | list[dict] = ()) \
+        -> tuple[str, str] | None:
+    """(verdict, reason) when the run itself failed; None when it ran to a normal end. Decided from
+    the outcome (exit status, signal, limits) alone; the reason from the run's findings (what the
+    harness and the emulator recorded as data: labs/common/findings.h, the emulator's
+    reports/findings.h) and from the tools' own reports (AddressSanitizer's)."""
     if outcome.sandbox_error:
         return IE, f"grader error, not yours: the sandbox did not start ({outcome.sandbox_error})"
-    memory = memcheck_finding(outcome.stderr)
-    if memory:
-        return RE, memory
-    race = _line(outcome.stderr, r"data race on ")
-    if race or (EXIT_RACE is not None and outcome.exit_code == EXIT_RACE):
-        return RE, re.sub(r"^cuda-emu:\s*", "", race or "the emulator's race detector found a data race")
+    code = outcome.exit_code
+    if code == EXIT_MEMCHECK:
+        return RE, memcheck_finding(outcome.stderr) or \
+            f"exited with status {EXIT_MEMCHECK}, AddressSanitizer's: it found a bad memory access (its report was cut off)"
+    if EXIT_RACE is not None and code == EXIT_RACE:
+        race = _found(findings, "emulator", "race")
+        return RE, race["text"] if race else "the emulator's race detector found a data race"
     limit = _limit_reason(outcome)
     if limit:
         return RE, limit
@@ -120,23 +144,17 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float) -> tuple[str, str] |
         except ValueError:
             name = f"signal {outcome.signal}"
         description = signal.strsignal(outcome.signal) or ""
-        detail = _line(outcome.stderr, r"ERROR: AddressSanitizer|runtime error|Assertion") or ""
+        fatal = _found(findings, "emulator", "fatal")
+        # The C library's own report of an assert() or UBSan's, quoted as it stands (never decided on).
+        detail = fatal["text"] if fatal else _line(outcome.stderr, r"runtime error|Assertion") or ""
         return RE, f"killed by {name} ({description})" + (f": {detail}" if detail else "")
-    code = outcome.exit_code
     if code in (EXIT_OK, EXIT_WRONG):
         return None
     if code == EXIT_TODO:
-        return RE, _line(outcome.stderr, r"^TODO not done") or "stopped at a TODO"
+        todo = _found(findings, "harness", "todo")
+        return RE, todo["text"] if todo else "stopped at a TODO"
     if code == EXIT_CUDA:
-        error = _line(outcome.stderr, r"^CUDA error") or "a CUDA call failed"
-        explained = _line(outcome.stderr, r"^cuda-emu:")  # the emulator says why, where it can
-        if explained:  # its closing "[cudaErrorX: string]" repeats what the error line says
-            named = re.search(r"\s*\[(cudaError\w+): [^\]]*\]$", explained)
-            if named and named.group(1) in error:
-                explained = explained[:named.start()]
-        return RE, f"{error}; {explained}" if explained and explained not in error else error
-    if code == EXIT_MEMCHECK:
-        return RE, f"exited with status {EXIT_MEMCHECK}, AddressSanitizer's: it found a bad memory access (its report was cut off)"
+        return RE, _cuda_error_reason(findings)
     if code == EXIT_NO_GPU:
         return RE, "no CUDA GPU on this machine: grade with --emu, or on a GPU node"
     if code == EXIT_USAGE:

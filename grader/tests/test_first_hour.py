@@ -10,7 +10,7 @@ from grader.grade import Grader, Source
 from grader.labs import load_lab
 from grader.paths import BUILD_DIR, KIT_ROOT, STARTER_DIR
 from grader.run import RunOutcome
-from grader.verdict import EXIT_CUDA, RE, CaseResult, runtime_error
+from grader.verdict import EXIT_CUDA, EXIT_RACE, EXIT_TODO, RE, CaseResult, runtime_error
 
 EMU_STDERR = (
     "cuda-emu: launch of increment_kernel at starter/increment/increment.c:36 failed: a grid of 0 x 1 x 1 "
@@ -20,9 +20,21 @@ EMU_STDERR = (
     "(cudaErrorInvalidConfiguration)\n  Fix the call at that line; ...\n")
 
 
+# What the harness and the emulator record of the same failure (labs/common/findings.h).
+EMU_FINDINGS = [
+    {"source": "emulator", "kind": "cuda_error", "error": "cudaErrorInvalidConfiguration",
+     "text": "launch of increment_kernel at starter/increment/increment.c:36 failed: a grid of 0 x 1 x 1 blocks; "
+             "each dimension must be at least 1, so the kernel did not run. Is the block count computed right "
+             "(rounded up, not down to 0)?"},
+    {"source": "harness", "kind": "cuda_error", "error": "cudaErrorInvalidConfiguration",
+     "text": "CUDA error: cudaGetLastError() failed at starter/increment/increment.c:37: invalid configuration "
+             "argument (cudaErrorInvalidConfiguration)"},
+]
+
+
 def test_a_cuda_error_reason_says_the_error_once():
     outcome = RunOutcome(EXIT_CUDA, None, 0.1, False, "", EMU_STDERR, False, False)
-    verdict, reason = runtime_error(outcome, 30)
+    verdict, reason = runtime_error(outcome, 30, EMU_FINDINGS)
     assert verdict == RE
     assert reason.count("invalid configuration argument") == 1 and reason.count("cudaErrorInvalidConfiguration") == 1
     assert reason.endswith("(rounded up, not down to 0)?")
@@ -72,3 +84,15 @@ def test_bench_under_the_emulator_says_so_before_building(monkeypatch, capsys):
     assert cli.main(["bench", "increment", "--emu"]) == 2
     err = capsys.readouterr().err
     assert "take hours under the CPU emulator" in err and "[bench] emu_runs" in err and "GPU node" in err
+
+
+def test_words_on_stderr_decide_nothing():
+    """A program cannot turn its verdict by what it prints: a race is the race detector's exit
+    status, its reason the emulator's record; a line that only looks like one is a line."""
+    said = "cuda-emu: data race on __shared__ tile: thread (1,0,0) writes it ...\nTODO not done: x (a.c:1)\n"
+    assert runtime_error(RunOutcome(0, None, 0.1, False, "", said, False, False), 30) is None
+    race = {"source": "emulator", "kind": "race", "text": "data race on __shared__ tile: the record's words"}
+    verdict, reason = runtime_error(RunOutcome(EXIT_RACE, None, 0.1, False, "", said, False, False), 30, [race])
+    assert (verdict, reason) == (RE, "data race on __shared__ tile: the record's words")
+    verdict, reason = runtime_error(RunOutcome(EXIT_TODO, None, 0.1, False, "", said, False, False), 30)
+    assert (verdict, reason) == (RE, "stopped at a TODO")

@@ -13,15 +13,29 @@
 #include <stdlib.h>
 
 #include "exit_codes.h"
+#include "findings.h"
 
 static inline void lab_cuda_fail(cudaError_t err, const char *call, const char *file, int line)
 {
+    char said[1024];
+    snprintf(said, sizeof said, "CUDA error: %s failed at %s:%d: %s (%s)", call, file, line,
+             cudaGetErrorString(err), cudaGetErrorName(err));
+    lab_finding("cuda_error", cudaGetErrorName(err), said);
     fprintf(stderr,
-            "CUDA error: %s failed at %s:%d: %s (%s)\n"
+            "%s\n"
             "  Fix the call at that line; if the error came from an earlier kernel, run with\n"
             "  CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer to find the launch that failed.\n",
-            call, file, line, cudaGetErrorString(err), cudaGetErrorName(err));
+            said);
     exit(LAB_EXIT_CUDA);
+}
+
+__attribute__((noreturn)) static inline void lab_todo(const char *what, const char *file, int line)
+{
+    char said[1024];
+    snprintf(said, sizeof said, "TODO not done: %s (%s:%d)", what, file, line);
+    lab_finding("todo", NULL, said);
+    fprintf(stderr, "%s\n", said);
+    exit(LAB_EXIT_TODO);
 }
 
 #define CUDA_CHECK(call)                                                  \
@@ -33,8 +47,4 @@ static inline void lab_cuda_fail(cudaError_t err, const char *call, const char *
 
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-#define LAB_TODO(what)                                                          \
-    do {                                                                        \
-        fprintf(stderr, "TODO not done: %s (%s:%d)\n", what, __FILE__, __LINE__); \
-        exit(LAB_EXIT_TODO);                                                    \
-    } while (0)
+#define LAB_TODO(what) lab_todo(what, __FILE__, __LINE__)

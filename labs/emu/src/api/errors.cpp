@@ -6,6 +6,7 @@
 #include "api/api_errors.h"
 #include "engine/block_runner.h"
 #include "reports/diagnostics.h"
+#include "reports/findings.h"
 
 namespace cudaemu {
 namespace {
@@ -57,6 +58,7 @@ cudaError_t fail(cudaError_t error, const char *format, ...)
     std::vsnprintf(text, sizeof text, format, args);
     va_end(args);
     warn("%s [%s: %s]", text, cudaGetErrorName(error), cudaGetErrorString(error));
+    record_finding("cuda_error", text, cudaGetErrorName(error));
     return record_error(error);
 }
 

@@ -1,4 +1,5 @@
 #include "reports/diagnostics.h"
+#include "reports/findings.h"
 
 #include <cstdarg>
 #include <cstdio>
@@ -33,8 +34,11 @@ void fatal(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    print(format, args);
+    char text[2048];
+    std::vsnprintf(text, sizeof text, format, args);
     va_end(args);
+    record_finding("fatal", text);
+    std::fprintf(stderr, "cuda-emu: %s\n", text);
     std::fflush(stderr);
     std::abort();
 }

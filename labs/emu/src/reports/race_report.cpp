@@ -1,4 +1,5 @@
 #include "reports/race_report.h"
+#include "reports/findings.h"
 
 #include <unistd.h>
 
@@ -70,6 +71,7 @@ std::string value(const RaceParty &party)
         for (;;) pause();
     }
     std::fflush(stdout);
+    record_finding("race", line.c_str());
     std::fprintf(stderr, "cuda-emu: %s\n", line.c_str());
     std::fflush(stderr);
     _exit(LAB_EXIT_RACE);
