@@ -6,6 +6,7 @@
     python3 -m grader unpack <tarball> <folder>
     python3 -m grader cases <lab> [--cases all]
     python3 -m grader secret                 (a fresh secret for hidden testcases)
+    python3 -m grader budget <lab> [--gpus N] (the most one grading may take)
     python3 -m grader batch <lab> <folder> [--scheduler local|slurm] [--jobs N]   (a whole class)
     python3 -m grader mutants <lab> [--gpu] [--only NAME...]   (the kill rate of the lab's cases)
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from grader import exit_status, report as reports
 from grader.batch.commands import add_parsers as add_batch_parsers
+from grader.budget import grading_budget
 from grader.cases import prepare, sha256_of
 from grader.grade import Grader
 from grader.build import Source, build_dir_for, build_lab
@@ -219,6 +221,16 @@ def cmd_cases(args) -> int:
     return 0
 
 
+def cmd_budget(args) -> int:
+    """The most one grading may take (grader/budget.py): what the batch, Slurm and the LMS use."""
+    lab = load_lab(args.lab)
+    cases = [c for c in lab.cases if c.group in CASE_SELECTIONS[args.cases]]
+    emu = args.emu or not args.gpus
+    budget = grading_budget(lab, cases, emu=emu, gpus=0 if emu else args.gpus)
+    print(budget.total_s if args.seconds else budget.describe())
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m grader", description="The CUDA lab kit's grader.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -279,6 +291,14 @@ def parser() -> argparse.ArgumentParser:
 
     secret = sub.add_parser("secret", help="print a fresh secret for hidden testcases (keep it out of the kit)")
     secret.set_defaults(func=cmd_secret)
+
+    budget = sub.add_parser("budget", help="the most one grading of the lab may take, from its run plans")
+    budget.add_argument("lab")
+    budget.add_argument("--emu", action="store_true", help="under the CPU emulator (the default without --gpus)")
+    budget.add_argument("--gpus", type=int, default=0, metavar="N", help="on a GPU node with N GPUs")
+    budget.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default=PUBLIC)
+    budget.add_argument("--seconds", action="store_true", help="print the total alone, in seconds")
+    budget.set_defaults(func=cmd_budget)
 
     add_batch_parsers(sub, _fail)
     add_mutants_parser(sub, _fail)

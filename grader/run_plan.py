@@ -36,8 +36,8 @@ GRADE, PROFILED, WORK, COUNTERS, DIAGNOSE, SANITIZE, REFERENCE = (
 GRADED, EMULATED, EMULATED_ASAN = "graded", "emulated", "emulated-asan"  # which build a plan runs
 
 PROFILE_SLOWDOWN = 3  # a slow profiled run's second limit, times the case's (make emu-bench measures the cost)
-CHECKED_SLOWDOWN = 20  # a sanitized or emulated-and-checked run, times the case's limit, at most
-COUNTERS_SLOWDOWN = 20  # Nsight Compute replays every kernel for its counters
+CHECKED_SLOWDOWN = 20  # a run under compute-sanitizer or AddressSanitizer, times the case's limit, at most
+COUNTERS_SLOWDOWN = 10  # Nsight Compute replays each kernel of a small case for its counters
 
 
 @dataclass(frozen=True)
@@ -154,8 +154,10 @@ def work_plan(lab: Lab, case: Case, gpu_run: RunPlan) -> RunPlan:
     devices = None
     if case.program in lab.multi_device_programs and lab.device_counts:
         devices = max(gpu_run.device_count, *lab.device_counts) if gpu_run.devices else max(lab.device_counts)
+    # The limit a grading under the emulator gives its own profiled run after a time-out (the cases'
+    # limits are set for the emulator: CI grades every lab under it).
     return RunPlan(purpose=WORK, build=EMULATED, devices=devices, emulated_devices=devices is not None,
-                   racecheck=True, profile=True, time_factor=CHECKED_SLOWDOWN)
+                   racecheck=True, profile=True, time_factor=PROFILE_SLOWDOWN)
 
 
 def counters_plan(gpu_run: RunPlan) -> RunPlan:

@@ -122,9 +122,6 @@ class LabInfo:
         return LabInfo(**raw)
 
 
-BUILD_ALLOWANCE_S = 240  # building the emulator, the harness and the student's files on a slow CPU
-
-
 def lab_info(lab_id: str, *, with_hidden: bool, root: Path = KIT_ROOT) -> LabInfo:
     """The lab's public cases (the ones `make check` runs) and, with a secret, its hidden ones."""
     from grader.labs import PUBLIC, ConfigError, load_lab
@@ -132,15 +129,18 @@ def lab_info(lab_id: str, *, with_hidden: bool, root: Path = KIT_ROOT) -> LabInf
         lab = load_lab(lab_id)
     except ConfigError as e:
         raise BundleError(str(e)) from None
-    cases = [CaseInfo(c.name, c.points, False, c.time_limit_s) for c in lab.cases if c.group == PUBLIC]
+    graded = [c for c in lab.cases if c.group == PUBLIC]
+    cases = [CaseInfo(c.name, c.points, False, c.time_limit_s) for c in graded]
     if with_hidden:
-        from grader.hidden import hidden_cases
+        from grader.hidden import HIDDEN_GROUP, hidden_cases
         if not lab.hidden_recipes:
             raise BundleError(f"a secret was given but testcases/{lab.id}/cases.toml has no [[hidden]] "
                               f"recipes: leave SECRET_FILE out for lab {lab.id}, or add recipes")
-        cases += [CaseInfo(c.name, c.points, True, c.time_limit_s) for c in hidden_cases(lab, None)]
+        graded += hidden_cases(lab, None)
+        cases += [CaseInfo(c.name, c.points, True, c.time_limit_s) for c in graded if c.group == HIDDEN_GROUP]
     from grader import KIT_VERSION
-    budget = BUILD_ALLOWANCE_S + int(sum(c.time_limit_s for c in cases))
+    from grader.budget import grading_budget  # the grader's own, from its plans: bundles grade under the emulator
+    budget = grading_budget(lab, graded, emu=True, gpus=0).total_s
     return LabInfo(lab.id, lab.title, list(lab.programs), cases, with_hidden, budget, KIT_VERSION,
                    grading_packages())
 

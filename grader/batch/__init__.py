@@ -36,7 +36,8 @@ from grader import KIT_VERSION, hidden
 from grader import report as reports
 from grader.build import build_lab
 from grader.cases import prepare, sha256_of
-from grader.gpu import has_gpu
+from grader.budget import grading_budget
+from grader.gpu import gpu_count, has_gpu
 from grader.grade import Grader
 from grader.build import Source, build_dir_for
 from grader.hidden import Secret
@@ -184,6 +185,16 @@ class Plan:
 
     def submissions(self) -> list[Submission]:
         return [s for task in self.tasks for s in task]
+
+    def budget_s(self) -> int:
+        """The most one submission's grading may take (grader/budget.py, from its plans): past
+        it the local batch kills the grading; a Slurm task asks for it per submission it grades."""
+        lab = load_lab(self.lab)
+        cases = [c for c in lab.cases if c.group in self.groups]
+        if self.secret() is not None:
+            cases += hidden.hidden_cases(lab, None)
+        return grading_budget(lab, cases, emu=self.emu, gpus=0 if self.emu else max(1, gpu_count()),
+                              checks=self.checks).total_s
 
     def save(self, path: Path) -> None:
         write_atomically(path, json.dumps(asdict(self), indent=1) + "\n")

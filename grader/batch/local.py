@@ -22,21 +22,11 @@ from pathlib import Path
 
 from grader.batch import (NOT_GRADED, Plan, Progress, Submission, has_outcome, make_record,
                           read_record, write_record)
-from grader.build import BUILD_TIME_LIMIT_S
 from grader.labs import load_lab
 from grader.run import kill_group
 from grader.paths import KIT_ROOT
 
 TASK_COMMAND = [sys.executable, "-m", "grader", "batch-task"]
-
-
-def grading_time_limit_s(plan: Plan) -> float:
-    """A ceiling for one submission's whole grading: its build, then every case (and the
-    reference's timed run of it) to its limit, with room to spare. Past it the process is killed."""
-    lab = load_lab(plan.lab)
-    cases = [c for c in lab.cases if c.group in plan.groups]
-    runs = sum(c.time_limit_s * (2 if c.timed else 1) for c in cases)
-    return 2 * BUILD_TIME_LIMIT_S + 1.5 * runs + 60
 
 
 def _last_line(path: Path) -> str:
@@ -52,7 +42,7 @@ class LocalRunner:
                  task_command: list[str] | None = None, time_limit_s: float | None = None):
         self.plan, self.plan_path, self.jobs, self.progress = plan, plan_path, max(1, jobs), progress
         self.task_command = task_command or TASK_COMMAND
-        self.time_limit_s = time_limit_s or grading_time_limit_s(plan)
+        self.time_limit_s = time_limit_s or plan.budget_s()
         self.out = Path(plan.out)
         self.logs = self.out / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)

@@ -69,6 +69,11 @@ def sbatch_argv(plan: Plan, plan_path: Path, *, jobs: int, script: Path, extra: 
             f"--chdir={KIT_ROOT}"]
     if plan.emu:
         argv.append("--gres=none")  # the script asks for a GPU; the emulator needs none
+    if not any(arg.startswith(("--time", "-t")) for arg in extra):
+        # Each task grades its submissions one after the other: the budget of each (grader/budget.py).
+        per_task = max(len(task) for task in plan.tasks) * plan.budget_s()
+        hours, seconds = divmod(per_task, 3600)
+        argv.append(f"--time={hours:02d}:{seconds // 60:02d}:{seconds % 60:02d}")
     return [*argv, *extra, str(script), str(plan_path)]
 
 

@@ -344,6 +344,11 @@ def test_sbatch_command_line(tmp_path):
     assert argv[:3] == ["sbatch", "--parsable", "--array=0-2%2"]
     assert "--gres=none" in argv and "--account=cs101" in argv
     assert argv[-2:] == ["s.sbatch", str(plan_path)]
+    # Each task asks for the grader's own budget of one grading (grader/budget.py), times its submissions.
+    hours, rest = divmod(plan.budget_s(), 3600)
+    assert f"--time={hours:02d}:{rest // 60:02d}:{rest % 60:02d}" in argv
+    assert not any(a.startswith("--time") for a in batch_slurm.sbatch_argv(
+        plan, plan_path, jobs=2, script=Path("s"), extra=["--time=01:00:00"])[:-3])
     plan.emu = False
     assert "--gres=none" not in batch_slurm.sbatch_argv(plan, plan_path, jobs=2, script=Path("s"), extra=[])
 
