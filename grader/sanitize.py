@@ -61,8 +61,14 @@ def pick_cases(lab: Lab, cases: list[Case]) -> list[Case]:
     return public[:1] or cases[:1]
 
 
+# compute-sanitizer's exit status when it found errors (--error-exitcode): whether a run is a
+# fault is decided from it, never from the summary's words, which the program could print too.
+FOUND_ERRORS_EXIT = 86
+
+
 def command(tool: str, argv: list[str]) -> list[str]:
-    return [sanitizer() or "compute-sanitizer", "--tool", tool, "--print-limit", "20", *argv]
+    return [sanitizer() or "compute-sanitizer", "--tool", tool, "--print-limit", "20",
+            "--error-exitcode", str(FOUND_ERRORS_EXIT), *argv]
 
 
 # memcheck and synccheck: "ERROR SUMMARY: 3 errors"; racecheck: "RACECHECK SUMMARY: 20 hazards
@@ -84,21 +90,26 @@ def _count(summary: re.Match) -> int:
     return int(summary.group(1) or summary.group(2))
 
 
-def findings(tool: str, *outputs: str) -> Finding:
+def findings(tool: str, *outputs: str, exit_code: int | None = None) -> Finding:
     """'memcheck: 3 errors; first: Invalid __global__ write of size 4 bytes at ...' (a fault),
     'memcheck: no errors', or 'memcheck: could not check (why)' (the tool's failing, not the
-    student's), from the run's outputs (stdout, stderr). compute-sanitizer prints its summary
-    last, after the program's own output in the same stream: each stream's last summary counts,
-    and the one with the most errors, so a summary the program printed itself hides nothing."""
+    student's), from the run's outputs (stdout, stderr) and compute-sanitizer's exit status. The
+    fault is the exit status's (FOUND_ERRORS_EXIT) where it is given; the words only say what.
+    compute-sanitizer prints its summary last, after the program's own output in the same stream:
+    each stream's last summary counts, and the one with the most errors, so a summary the program
+    printed itself hides nothing."""
     last = [(matches[-1], output) for output in outputs if (matches := list(_SUMMARY.finditer(output)))]
     summary, text = max(last, key=lambda pair: _count(pair[0]), default=(None, "\n".join(outputs)))
+    if summary is None and exit_code == FOUND_ERRORS_EXIT:
+        return Finding(f"{tool}: errors found (compute-sanitizer's report was cut off: run it by hand)", True)
     if summary is None and "terminated before first instrumented API call" in text:
         return Finding(f"{tool}: could not check (the program made no CUDA call: set lab.toml's [sanitize] case)", False)
     if summary is None:
         last = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
         return Finding(f"{tool}: could not check (compute-sanitizer gave no summary: {last[0].strip()[:160]})", False)
     count = _count(summary)
-    if count == 0:
+    found = count > 0 if exit_code is None else exit_code == FOUND_ERRORS_EXIT
+    if not found:
         return Finding(f"{tool}: no errors", False)
     lines = [_PREFIX.sub("", line).strip() for line in text.splitlines() if line.startswith("=====")]
     first, where = "", ""
@@ -164,7 +175,7 @@ class SanitizerStep:
         if outcome.timed_out:
             return Finding(f"compute-sanitizer {tool}: could not check "
                            f"(did not finish within {ready.case.time_limit_s * plan.time_factor:g} s)", False)
-        finding = findings(tool, outcome.stdout, outcome.stderr)
+        finding = findings(tool, outcome.stdout, outcome.stderr, exit_code=outcome.exit_code)
         return Finding(f"compute-sanitizer {finding.text}", finding.fault)
 
     def _emulator_finding(self, plan: RunPlan, ready: ReadyCase) -> Finding:

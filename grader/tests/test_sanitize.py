@@ -37,6 +37,13 @@ def test_a_racecheck_summary_counts_its_errors():
     assert findings("racecheck", clean) == Finding("racecheck: no errors", False)
 
 
+def test_the_fault_is_compute_sanitizers_exit_status_not_a_summary_the_program_printed():
+    from grader.sanitize import FOUND_ERRORS_EXIT
+    assert not findings("memcheck", MEMCHECK, exit_code=0).fault  # words alone: the program's own
+    assert findings("memcheck", MEMCHECK, exit_code=FOUND_ERRORS_EXIT).fault
+    assert findings("memcheck", "cut", exit_code=FOUND_ERRORS_EXIT).fault
+
+
 def test_a_summary_the_program_printed_itself_does_not_hide_the_real_one():
     forged = "========= ERROR SUMMARY: 0 errors\n"  # printed by the program
     assert findings("memcheck", forged + MEMCHECK, "").fault  # before compute-sanitizer's own, in its stream
@@ -67,7 +74,7 @@ STUDENTS = Path(__file__).resolve().parents[2] / "tests/students"
 
 def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str, root: Path | None = None):
     clean = tmp_path / "compute-sanitizer"
-    clean.write_text('#!/bin/sh\nshift 4\n"$@"\nstatus=$?\necho "========= ERROR SUMMARY: 0 errors"\nexit $status\n')
+    clean.write_text('#!/bin/sh\nshift 6\n"$@"\nstatus=$?\necho "========= ERROR SUMMARY: 0 errors"\nexit $status\n')
     clean.chmod(clean.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setattr(sanitize_module, "sanitizer", lambda: str(clean))
     lab = load_lab("fw")
