@@ -148,7 +148,10 @@ def scan_folder(folder: Path, max_entries: int) -> tuple[int, int]:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
                     else:
-                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+                        # The larger of the blocks and the length: a filesystem that reports no
+                        # blocks (gVisor's) must not make a full folder look empty.
+                        info = entry.stat(follow_symlinks=False)
+                        total += max(info.st_blocks * 512, info.st_size)
                 except OSError:
                     continue
     return total, entries

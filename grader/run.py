@@ -170,12 +170,20 @@ class _Watchdog:
                 _signal_group(self.proc.pid, signal.SIGCONT)
                 self.tasks_at_start = _system_tasks() - tasks  # others grew, not this program
         now = time.monotonic()
-        if limits.disk_bytes and limits.work_dir and now >= self.next_disk_check:
-            self.next_disk_check = now + 0.5
-            used, entries = scan_folder(limits.work_dir, MAX_WORK_ENTRIES)
-            if used > limits.disk_bytes or entries > MAX_WORK_ENTRIES:
-                return "disk"
+        if now >= self.next_disk_check:
+            self.next_disk_check = now + 0.1
+            return self.over_the_disk_cap()
         return ""
+
+    def over_the_disk_cap(self) -> str:
+        """'disk' when the work folder holds more than its cap. Polled while the program runs, and
+        once more after every process of it has ended: what it left there is measured whatever it
+        did to the folder's modes, and a write faster than the poll does not outrun that last look."""
+        limits = self.limits
+        if limits is None or not limits.disk_bytes or not limits.work_dir:
+            return ""
+        used, entries = scan_folder(limits.work_dir, MAX_WORK_ENTRIES)
+        return "disk" if used > limits.disk_bytes or entries > MAX_WORK_ENTRIES else ""
 
 
 def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None,
@@ -237,6 +245,8 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
         _kill_family(proc.pid)  # in bubblewrap, its PID namespace has ended them all already
     if cleanup is not None:
         cleanup()
+    if not watchdog.limit_hit:
+        watchdog.limit_hit = watchdog.over_the_disk_cap()
     for drain in (out, err):
         drain.thread.join(timeout=0.1)
     if out.thread.is_alive() or err.thread.is_alive():

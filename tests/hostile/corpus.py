@@ -95,6 +95,7 @@ EXPECTED = {
     "chmod_workdir": Expect("RE", "into its work folder"),
     # report injection: every reason one printable line (checked for every entry below)
     "report_injection": Expect("RE", "exited with status 7"),
+    "crafted_ce": Expect("CE", "error"),
     # issue 24's two: no kernel work, the answer found on disk, or the grade forged and the grader killed
     "walk_expected": Expect("WA", "entry 0:", "*", ""),
     "forge_results": Expect("WA", "entry 0:", "*", "", kills=True),
