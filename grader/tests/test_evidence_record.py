@@ -163,3 +163,11 @@ def test_set_mode_forgives_counts_not_missing_kernels():
     none = parse_record(tracer_lines([h2d(64), d2h(4)]))
     [reason] = compare_records(none, emu, launch_counts="set")
     assert "the GPU run never launched relax_edges(int*)" in reason or "never launched relax_edges" in reason
+
+
+def test_the_symbol_check_refuses_calls_into_cupti_and_the_tracer():
+    from grader.labs import load_lab
+    from grader.symbols import forbidden_calls
+    nm = "cuptiActivityFlushAll U\nInitializeInjection U\ncudaProfilerStop U\nincrement_kernel T 0 10\n"
+    assert [name for name, _ in forbidden_calls(nm, load_lab("increment"))] == [
+        "InitializeInjection", "cudaProfilerStop", "cuptiActivityFlushAll"]
