@@ -12,7 +12,8 @@ What is compared, on each device, in the order the program issued it: the studen
 launches (name without template arguments, grid and block; consecutive launches of the same
 kernel counted together), the copies that reach the device (direction and bytes; a copy between
 two devices belongs to both) and the memsets (bytes). Left out: the kit's own kernels (those the
-emulator saw launched from a file under labs/, and `kit_kernels`, names from the build), copies
+emulator saw launched from a file under labs/, and `kit_kernels`: names from the build, e.g.
+kernels_in_nm(nm of the harness's objects)), copies
 between two host buffers (a GPU records them, the emulator does not), streams, and times.
 
 launch_counts="exact": each stretch of launches must have the same count in both runs. A lab
@@ -35,6 +36,24 @@ KIT_FILE = re.compile(r"(^|/)labs/[a-z_]+/")  # the kit's harness and emulator (
 # A step of one device's work: ("launch", key, shown name, grid, block, count),
 # ("copy", direction, bytes, peer) or ("memset", bytes).
 Step = tuple
+
+
+def kernels_in_nm(nm_output: str) -> list[str]:
+    """The kernels an object defines, from `nm` of it (nvcc's host stubs, __device_stub__Z<name>...):
+    the harness's own objects give `kit_kernels`. Names as kernel_key has them ("ns::k")."""
+    found = []
+    for match in re.finditer(r"__device_stub__Z(N?)", nm_output):
+        rest, parts = nm_output[match.end():], []
+        while (digits := re.match(r"\d+", rest)) is not None:
+            length = int(digits.group(0))
+            parts.append(rest[len(digits.group(0)):len(digits.group(0)) + length])
+            rest = rest[len(digits.group(0)) + length:]
+            if not match.group(1):  # not nested: one name
+                break
+        name = "::".join(parts)
+        if name and name not in found:
+            found.append(name)
+    return found
 
 
 def _kit_keys(emulated: Record, kit_kernels: Collection[str]) -> set[str]:

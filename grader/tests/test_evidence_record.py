@@ -171,3 +171,12 @@ def test_the_symbol_check_refuses_calls_into_cupti_and_the_tracer():
     nm = "cuptiActivityFlushAll U\nInitializeInjection U\ncudaProfilerStop U\nincrement_kernel T 0 10\n"
     assert [name for name, _ in forbidden_calls(nm, load_lab("increment"))] == [
         "InitializeInjection", "cudaProfilerStop", "cuptiActivityFlushAll"]
+
+
+def test_kit_kernels_are_read_from_nvcc_host_stubs():
+    from grader.evidence.compare import kernels_in_nm
+    nm = ("0000000000000000 T __device_stub__Z22minplus_ceiling_kernelPiiii(int*, int, int, int)\n"
+          "0000000000000040 T __device_stub__ZN2ns6fwStepEPi\n"
+          "                 U cudaLaunchKernel\n"
+          "0000000000000080 W __device_stub__Z12tiled_kernelILi16EEvPKfS1_Pfi\n")
+    assert kernels_in_nm(nm) == ["minplus_ceiling_kernel", "ns::fwStep", "tiled_kernel"]
