@@ -48,6 +48,10 @@ FORBIDDEN = {
     "unsetenv": "the environment the grader set", "clearenv": "the environment the grader set",
     "environ": "the environment the grader set", "__environ": "the environment the grader set",
     "_environ": "the environment the grader set",
+    # The GPU record (grader/evidence/tracer.cpp) runs inside the program: its library, CUPTI, and
+    # the profiler's controls are the grader's, not the student's.
+    "cupti*": "CUPTI (the grader's GPU record)", "InitializeInjection": "the grader's GPU record",
+    "cuProfiler*": "the profiler's controls", "cudaProfiler*": "the profiler's controls",
 }
 NM_TIME_LIMIT_S = 60
 MAX_LISTING_BYTES = 64 << 20

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "api/memory_registry.h"
+#include "api/profile_timeline.h"
 #include "engine/profiler.h"
 
 namespace cudaemu {
@@ -203,7 +204,9 @@ void copy_at(const char *call, std::pair<const char *, int> site, void *dst, con
 void profile_copy(const char *call, void *dst, const void *src, std::size_t bytes)
 {
     auto site = take_call_site();
-    if (profile_on()) copy_at(call, site, dst, src, bytes);
+    if (!profile_on()) return;
+    timeline_copy(dst, src, bytes);
+    copy_at(call, site, dst, src, bytes);
 }
 
 void profile_copy_2d(const char *call, void *dst, std::size_t dpitch, const void *src, std::size_t spitch,
@@ -211,6 +214,7 @@ void profile_copy_2d(const char *call, void *dst, std::size_t dpitch, const void
 {
     auto site = take_call_site();
     if (!profile_on()) return;
+    if (height) timeline_copy(dst, src, width * height);
     for (std::size_t row = 0; row < height; ++row)
         copy_at(call, site, static_cast<char *>(dst) + row * dpitch, static_cast<const char *>(src) + row * spitch,
                 width);
@@ -220,6 +224,7 @@ void profile_fill(const char *call, void *dst, std::size_t bytes)
 {
     auto site = take_call_site();
     if (!profile_on() || bytes == 0) return;
+    timeline_fill(dst, bytes);
     Allocation to;
     if (!device_memory(dst, &to)) return;
     std::uint16_t writer = intern_writer(WriterKind::Memset, call, site.first, site.second, to.device);

@@ -9,7 +9,9 @@
 //  "writers": [{"id", "kind": "kernel"|"host_copy"|"memset", "name", "file", "line", "device"}],
 //  "outputs": [{"what", "bytes", "staged_kernel_bytes", "staged_own_by_device": [[device, bytes]], "parts": [{"bytes", "device", "file", "line", "changed_on_host",
 //               "writers": [[id, bytes], ...]}]}],
-//  "devices": [{"device", "launches", "from_host", "to_host", "from_other_devices", "to_other_devices"}]}
+//  "devices": [{"device", "launches", "from_host", "to_host", "from_other_devices", "to_other_devices"}],
+//  "timeline": [{"op": "kernel", "kernel", "file", "device", "grid", "block"} | {"op": "memcpy", "direction", "bytes",
+//               "device", "src_device", "dst_device"} | {"op": "memset", "bytes", "device"}]}  (in issue order)
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -18,6 +20,7 @@
 #include <string>
 
 #include "api/memory_owners.h"
+#include "api/profile_timeline.h"
 #include "engine/profiler.h"
 
 namespace cudaemu {
@@ -108,6 +111,26 @@ const char *kind_name(WriterKind kind)
     return "never";
 }
 
+void timeline_json(FILE *out)
+{
+    std::vector<TimelineEvent> events = timeline();
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const TimelineEvent &e = events[i];
+        const char *sep = i ? ",\n" : "\n";
+        if (e.kind == TimelineEvent::Kind::Kernel)
+            std::fprintf(out, "%s{\"op\": \"kernel\", \"kernel\": %s, \"file\": %s, \"device\": %d, "
+                              "\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u]}",
+                         sep, quoted(e.kernel).c_str(), quoted(e.file).c_str(), e.device, e.grid.x, e.grid.y, e.grid.z, e.block.x, e.block.y,
+                         e.block.z);
+        else if (e.kind == TimelineEvent::Kind::Copy)
+            std::fprintf(out, "%s{\"op\": \"memcpy\", \"direction\": \"%s\", \"bytes\": %zu, \"device\": %d, "
+                              "\"src_device\": %d, \"dst_device\": %d}",
+                         sep, e.direction, e.bytes, e.device, e.src_device, e.dst_device);
+        else
+            std::fprintf(out, "%s{\"op\": \"memset\", \"bytes\": %zu, \"device\": %d}", sep, e.bytes, e.device);
+    }
+}
+
 void write_json(FILE *out)
 {
     Store &s = store();
@@ -175,6 +198,8 @@ void write_json(FILE *out)
                      (unsigned long long)t.to_host, (unsigned long long)t.from_other_devices,
                      (unsigned long long)t.to_other_devices);
     }
+    std::fprintf(out, "],\n\"timeline\": [");
+    timeline_json(out);
     std::fprintf(out, "]}\n");
 }
 
@@ -246,6 +271,7 @@ bool profile_on() { return read_setting(); }
 
 LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block)
 {
+    timeline_kernel(kernel, file, device, grid, block);
     auto *launch = new LaunchProfile();
     launch->kernel = kernel;
     launch->file = file ? file : "";

@@ -1,0 +1,102 @@
+"""Timing backed by the GPU record (grader/evidence/timing.py) and the GPU's counters against the
+emulated profile (counters.py), on made-up records and a saved Nsight Compute table."""
+
+import json
+from pathlib import Path
+
+from grader.evidence.counters import (KernelTraffic, compare_traffic, emulated_traffic, parse_ncu_csv,
+                                      permission_from)
+from grader.evidence.record import Copy, Kernel, Record
+from grader.evidence.timing import timed_repetitions, timing_backed
+
+SAMPLES = Path(__file__).parent / "samples" / "evidence"
+MS = 1_000_000  # ns
+
+
+def run(kernel_ms: list[float], *, name="increment_kernel(float*, int)", stream=7) -> Record:
+    """A copy in, one kernel per repetition (back to back, the given durations), a copy out."""
+    events, clock = [Copy("HtoD", 4000, 0, -1, 0)], 0
+    for ms in kernel_ms:
+        events.append(Kernel(name, 0, (4, 1, 1), (256, 1, 1), stream, clock, clock + int(ms * MS)))
+        clock += int(ms * MS) + 10_000
+    events.append(Copy("DtoH", 4000, 0, 0, -1))
+    return Record(tuple(events), "gpu")
+
+
+def test_honest_repetitions_back_the_figure():
+    reps = timed_repetitions(run([2.0, 2.0, 2.0]), reps=3)
+    evidence = timing_backed(reps, 2.05)
+    assert evidence.backed and evidence.busy_ms == (2.0, 2.0, 2.0) and "3 timed repetitions" in evidence.reason
+
+
+def test_a_warm_up_is_left_out_of_the_timed_figures():
+    reps = timed_repetitions(run([3.0, 2.0, 2.0]), reps=2, warmups=1)
+    assert timing_backed(reps, 2.0, warmups=1).busy_ms == (2.0, 2.0)
+
+
+def test_work_hidden_from_the_events_is_not_backed():
+    # other_stream: 50 ms of kernels a repetition, a figure of a few microseconds
+    evidence = timing_backed(timed_repetitions(run([50.0, 50.0]), reps=2), 0.004)
+    assert not evidence.backed and "ran 50.0000 ms (GPU record), the program reported 0.0040 ms" in evidence.reason
+
+
+def test_work_done_once_then_skipped_is_not_backed():
+    # results cached between calls with the same arguments: the same launch, no work after the first
+    evidence = timing_backed(timed_repetitions(run([20.0, 0.003, 0.003]), reps=2, warmups=1), 0.01, warmups=1)
+    assert not evidence.backed and "repetition 2's kernels ran 0.0030 ms" in evidence.reason
+
+
+def test_a_repetition_that_launched_nothing_cannot_be_shared_out():
+    events = run([2.0]).events
+    reason = timed_repetitions(Record(events, "gpu"), reps=3)
+    assert isinstance(reason, str) and "1 kernels" in reason and "cannot share alike" in reason
+    reason = timed_repetitions(Record((events[0], events[-1]), "gpu"), reps=1)
+    assert "launched no kernel between the copy in and the copy out" in reason
+
+
+def test_a_repetition_that_launched_another_kernel_is_named():
+    reps = timed_repetitions(run([2.0]), reps=1) + timed_repetitions(run([2.0], name="copy_kernel(float*)"), reps=1)
+    evidence = timing_backed(reps, 2.0)
+    assert not evidence.backed and "repetition 2 launched copy_kernel(float*)" in evidence.reason
+
+
+def test_tiny_kernels_are_not_called_skipped():
+    # a cold first launch of a 2-microsecond kernel: the slack keeps it from looking like skipped work
+    assert timing_backed(timed_repetitions(run([0.009, 0.002, 0.002]), reps=3), 0.004).backed
+
+
+def test_ncu_table_parses_per_kernel_over_launches():
+    traffic = parse_ncu_csv((SAMPLES / "matmul_tiled_n17.ncu.csv").read_text())
+    assert set(traffic) == {"tiled_kernel"}
+    tiled = traffic["tiled_kernel"]
+    assert (tiled.launches, tiled.ld_requests, tiled.ld_sectors, tiled.st_requests, tiled.st_sectors) == \
+        (2, 144, 472, 36, 118)
+
+
+def test_ncu_output_without_a_table_is_a_reason():
+    said = "==PROF== Connected to process 1\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission\n"
+    assert "ERR_NVGPUCTRPERM" in parse_ncu_csv(said)
+
+
+def test_the_reference_counters_match_its_emulated_profile():
+    gpu = parse_ncu_csv((SAMPLES / "matmul_tiled_n17.ncu.csv").read_text())
+    emulated = emulated_traffic(json.loads((SAMPLES / "matmul_tiled_n17.emu.json").read_text()))
+    assert compare_traffic(gpu, emulated, tolerance=0) == []
+
+
+def test_a_kernel_that_skipped_its_work_is_caught_by_its_sectors():
+    emulated = {"tiled_kernel": KernelTraffic(2, 144, 472, 36, 118)}
+    no_loads = {"tiled_kernel": KernelTraffic(2, 0, 0, 36, 118)}
+    assert compare_traffic(no_loads, emulated) == [
+        "tiled_kernel: global load sectors 0 on the GPU, 472 emulated (2 and 2 launches)"]
+    assert compare_traffic({}, emulated) == ["tiled_kernel: only the emulated run ran it (2 launches)"]
+    racy = {"relax_edges": KernelTraffic(30, 15000, 290460, 5120, 9222)}
+    assert compare_traffic(racy, {"relax_edges": KernelTraffic(30, 15000, 290460, 4854, 7871)}) == []
+
+
+def test_who_may_read_counters():
+    assert permission_from(0, None).allowed
+    assert permission_from(1000, "RmProfilingAdminOnly: 0\n").allowed
+    denied = permission_from(1000, "ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\n")
+    assert not denied.allowed and "RmProfilingAdminOnly=1" in denied.why
+    assert not permission_from(1000, None).allowed
