@@ -22,12 +22,14 @@ from grader import work as work_rules
 from grader.build import BuildResult, EMULATED_BUILD_FAILED, SourceBuilds
 from grader.cases import ReadyCase, argv_for, prepare
 from grader.compare import compare_output, output_cap
+from grader.evidence import counters
+from grader.evidence.record import MAX_RECORD_BYTES, RECORD_VARIABLE, Record, RecordProblem, parse_record
 from grader.labs import Case, Lab
 from grader.limits import LabLimits, Limits
 from grader.run_plan import EMULATED_ASAN, GRADE, GRADED, RunPlan
 from grader.program_files import open_folder, open_left, remove_tree
 from grader.run import RunOutcome, run_program
-from grader.sandbox import Sandbox, clean_env, run_view
+from grader.sandbox import Mount, Sandbox, clean_env, run_view
 from grader.text import one_line
 from grader.verdict import AC, CE, IE, determine_verdict, runtime_error
 
@@ -35,6 +37,8 @@ MAX_FIGURES_BYTES = 1 << 20  # the program's result file
 MAX_PROFILE_BYTES = 64 << 20  # the emulator's profile (EMU_PROFILE)
 MAX_FINDINGS_BYTES = 1 << 20
 FINDINGS_NAME = "findings.jsonl"  # LABKIT_FINDINGS (the harness), EMU_FINDINGS (the emulator)
+GPU_RECORD_NAME = "gpu-record.jsonl"  # the tracer's (grader/evidence/tracer.cpp)
+COUNTERS_NAME = "counters.csv"  # Nsight Compute's
 
 
 @dataclass
@@ -75,6 +79,26 @@ class CaseOutput:
                 records.append(record)
         return records
 
+    def _read_text(self, name: str, max_bytes: int, what: str) -> str | None:
+        opened = open_left(self.folder_fd, name, max_bytes, what=what)
+        if opened.file is None:
+            return None
+        with opened.file as f:
+            return f.read(max_bytes).decode("utf-8", "replace")
+
+    def read_gpu_record(self) -> Record | RecordProblem:
+        """The tracer's record of the run (grader/evidence/record.py), or why there is none."""
+        text = self._read_text(GPU_RECORD_NAME, MAX_RECORD_BYTES, "the GPU record")
+        if text is None:
+            return RecordProblem("missing", "the GPU run left no record: the tracer was not loaded, or the program "
+                                 "never used CUDA")
+        return parse_record(text)
+
+    def read_counters(self) -> dict | str:
+        """Nsight Compute's figures per kernel (grader/evidence/counters.py), or why there are none."""
+        text = self._read_text(COUNTERS_NAME, MAX_FIGURES_BYTES * 16, "Nsight Compute's figures")
+        return "Nsight Compute wrote no figures" if text is None else counters.parse_ncu_csv(text)
+
     def read_profile(self) -> dict | None:
         """The emulator's profile of the run (grader/work.py), or None when it wrote none."""
         opened = open_left(self.folder_fd, work_rules.PROFILE_NAME, MAX_PROFILE_BYTES, what="the emulator's profile")
@@ -94,31 +118,37 @@ class CaseOutput:
 
 def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | None = None,
              limits: LabLimits = LabLimits(), gpu: bool = False, hide: tuple[Path, ...] = (),
-             wrap_argv=None, env: dict[str, str] | None = None, profile: bool = True) -> tuple[RunOutcome, CaseOutput, dict]:
+             wrap_argv=None, env: dict[str, str] | None = None, profile: bool = True,
+             extra_view: tuple[Path, ...] = (), folder_env: dict[str, str] | None = None) \
+        -> tuple[RunOutcome, CaseOutput, dict]:
     """Runs one case in a fresh folder of its own (work/<case>.XXXX/), under limits, in the sandbox
     when one is given; returns the outcome, where its output is and the program's figures.
-    Only the program, the case's input and that folder are in the sandbox's view; the expected
-    output stays outside and is compared after the process has gone. wrap_argv: a supervising
-    tool's command line around the program's (compute-sanitizer). profile: the emulator writes
-    its profile into the folder (an emulated build's; EMU_PROFILE in env overrides)."""
+    Only the program, the case's input, extra_view (read-only) and that folder are in the
+    sandbox's view; the expected output stays outside and is compared after the process has gone.
+    wrap_argv(argv, folder): a supervising tool's command line around the program's
+    (compute-sanitizer, Nsight Compute). profile: the emulator writes its profile into the folder
+    (an emulated build's; EMU_PROFILE in env overrides). folder_env: variables that name a file
+    in the run's folder (the GPU record's)."""
     work.mkdir(parents=True, exist_ok=True)
     # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
     # of the same source at once (two TAs, a test run) never share one.
     folder = Path(tempfile.mkdtemp(prefix=f"{ready.case.name}.", dir=work))
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
     profile_path = str(folder / work_rules.PROFILE_NAME) if profile else "0"
-    env = clean_env(os.environ, **{"EMU_PROFILE": profile_path, **(env or {})},
+    in_folder = {name: str(folder / file) for name, file in (folder_env or {}).items()}
+    env = clean_env(os.environ, **{"EMU_PROFILE": profile_path, **(env or {})}, **in_folder,
                     LABKIT_RESULT=str(folder / "result.json"), LABKIT_FINDINGS=str(folder / FINDINGS_NAME),
                     EMU_FINDINGS=str(folder / FINDINGS_NAME))
     argv = argv_for(program, ready, folder / output.name)
     if wrap_argv is not None:
-        argv = wrap_argv(argv)
+        argv = wrap_argv(argv, folder)
     case_limits = Limits.for_case(limits, time_limit_s=ready.case.time_limit_s,
                                   expected_bytes=ready.expected_path.stat().st_size, work_dir=folder)
     wrap, confined = None, {}
     if sandbox is not None and sandbox.active:
         wrap = lambda argv, status_fd: sandbox.wrap(  # noqa: E731
-            argv, work=folder, view=run_view(program, ready.input_path), hide=hide, gpu=gpu,
+            argv, work=folder, view=run_view(program, ready.input_path) + [Mount(p) for p in extra_view],
+            hide=hide, gpu=gpu,
             tmp_bytes=case_limits.file_bytes, status_fd=status_fd, supervised=wrap_argv is not None)
         confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup)
     outcome = run_program(argv, time_limit_s=ready.case.time_limit_s, cwd=folder, env=env,
@@ -129,14 +159,18 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
 @dataclass
 class PlanRun:
     """One plan run on one case: its verdict and reason (for a plan that profiles, the lab's work
-    judged too), and what the grader reads beyond them. outcome is None when the plan's build
-    failed (verdict CE, or IE where the grader could not build)."""
+    judged too), and what the grader reads beyond them: the emulator's profile, the GPU's own
+    record (grader/evidence/record.py: a Record, or a RecordProblem saying why there is none), the
+    GPU's counters (evidence/counters.py: per kernel, or why not). outcome is None when the plan's
+    build failed (verdict CE, or IE where the grader could not build)."""
     plan: RunPlan
     verdict: str
     reason: str
     outcome: RunOutcome | None = None
     figures: dict = field(default_factory=dict)
     profile: dict | None = None
+    record: Record | RecordProblem | None = None
+    counters: dict | str | None = None
 
 
 def with_time_factor(ready: ReadyCase, factor: float) -> ReadyCase:
@@ -153,15 +187,17 @@ class CaseRunner:
     unless keep_outputs (then the grader's folder keeps each GRADE run's output file)."""
 
     def __init__(self, lab: Lab, builds: SourceBuilds, *, sandbox: Sandbox | None, hide: tuple[Path, ...],
-                 gpu: bool, work: Path, secret: hidden.Secret | None = None, keep_outputs: bool = False):
+                 gpu: bool, work: Path, secret: hidden.Secret | None = None, keep_outputs: bool = False,
+                 tracer: Path | None = None):
         self.lab, self.builds, self.sandbox, self.hide, self.gpu = lab, builds, sandbox, hide, gpu
         self.work, self.secret, self.keep_outputs = work, secret, keep_outputs
+        self.tracer = tracer  # the GPU record's library (evidence/tracer_build.py), None where none was built
         self._hidden_ready: dict[str, ReadyCase] = {}
 
     def for_builds(self, builds: SourceBuilds, work: Path) -> "CaseRunner":
         """The same runner for another source's builds (the reference solution's)."""
         other = CaseRunner(self.lab, builds, sandbox=self.sandbox, hide=self.hide, gpu=self.gpu, work=work,
-                           secret=self.secret)
+                           secret=self.secret, tracer=self.tracer)
         other._hidden_ready = self._hidden_ready
         return other
 
@@ -188,22 +224,37 @@ class CaseRunner:
             return PlanRun(plan, CE, one_line(self.builds.source.shorten(
                 f"{EMULATED_BUILD_FAILED} for {plan.named}: {build.reason[:200]}")))
         ready = with_time_factor(ready, plan.time_factor)
+        env, folder_env, view = dict(plan.env), {}, ()
+        traced = plan.gpu_record and self.tracer is not None
+        if traced:  # the tracer records the run from inside it: its library read-only in the view
+            env["CUDA_INJECTION64_PATH"] = str(self.tracer)
+            folder_env[RECORD_VARIABLE] = GPU_RECORD_NAME
+            view = (self.tracer,)
+        if plan.counters:
+            ncu = counters.ncu_path()
+            wrap_argv = lambda argv, folder: counters.ncu_argv(argv, folder / COUNTERS_NAME, ncu=ncu)  # noqa: E731
         outcome, output, figures = run_case(build.programs[ready.case.program], ready, self.work,
                                             sandbox=self.sandbox, limits=self.lab.limits, gpu=self.gpu and not plan.emulated,
-                                            hide=self.hide, wrap_argv=wrap_argv, env=plan.env, profile=plan.profile)
+                                            hide=self.hide, wrap_argv=wrap_argv, env=env, profile=plan.profile,
+                                            extra_view=view, folder_env=folder_env)
+        run = PlanRun(plan, AC, "", outcome, figures)
         try:
-            verdict, reason = judge(self.lab, ready, outcome, output)
-            profile = output.read_profile() if plan.profile else None
-            if plan.profile and verdict == AC:  # a reason that says more than "correct" (a flood's note) stays
-                work, why = work_verdict(self.lab, ready, plan, profile)
+            run.verdict, run.reason = judge(self.lab, ready, outcome, output)
+            run.profile = output.read_profile() if plan.profile else None
+            if plan.profile and run.verdict == AC:  # a reason that says more than "correct" (a flood's note) stays
+                work, why = work_verdict(self.lab, ready, plan, run.profile)
                 if work != AC:
-                    verdict, reason = work, why
+                    run.verdict, run.reason = work, why
+            if traced:
+                run.record = output.read_gpu_record()
+            if plan.counters:
+                run.counters = output.read_counters()
         finally:
             if self.keep_outputs and plan.purpose == GRADE:
                 os.close(output.folder_fd)
             else:
                 output.remove()
-        return PlanRun(plan, verdict, reason, outcome, figures, profile)
+        return run
 
 
 def metric(figures: dict, outcome: RunOutcome, metric: str) -> float | None:

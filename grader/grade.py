@@ -28,6 +28,7 @@ from grader import work as work_rules
 from grader.build import BuildResult, Source, SourceBuilds, build_dir_for
 from grader.case_run import CaseRunner, PlanRun
 from grader.cases import ReadyCase
+from grader.evidence.grading import GpuEvidence
 from grader.gpu import gpu_count
 from grader.labs import PUBLIC, Case, ConfigError, Lab
 from grader.paths import BUILD_DIR
@@ -75,6 +76,8 @@ class Grader:
                                  gpu=not emu and bool(gpu_device_nodes()), work=work, secret=self.secret,
                                  keep_outputs=keep_outputs)
         self.work_unchecked = ""  # why lab.toml's [work] could not be judged on this GPU node
+        # On a GPU node, the GPU run's own record and counters (grader/evidence/).
+        self.evidence = GpuEvidence(lab, self.runner, self.builds, enabled=not emu)
 
     def protection_notes(self) -> list[str]:
         """What protects this grading run, said once in the report; loud when the sandbox is off."""
@@ -130,6 +133,7 @@ class Grader:
             result = self._grade_case(case, reference, timing)
             self.on_result(result)
             report.results.append(result)
+        report.notes += self.evidence.notes()
         if self.work_unchecked:
             report.notes.append(f"the lab's work (lab.toml [work]) was not checked: the emulated build it runs "
                                 f"could not be made on this node ({one_line(self.work_unchecked)[:200]}); install "
@@ -167,22 +171,30 @@ class Grader:
         return diagnose is not None and self.runner.run(diagnose, ready).verdict == AC
 
     def _work_on_gpu_node(self, case: Case, ready: ReadyCase, gpu_run: PlanRun) -> tuple[str, str]:
-        """On a GPU node, lab.toml's [work] judged on an emulated run of the case (run_plan.work_plan);
-        (AC, '') when met, else the verdict and its reason."""
-        run = self.runner.run(plans.work_plan(self.lab, case, gpu_run.plan), ready)
+        """On a GPU node: lab.toml's [work] judged on an emulated run of the case (run_plan.work_plan),
+        and the GPU run's own evidence held against it (_gpu_evidence): the grade of record rests on
+        what the GPU run did, never on the program not knowing it is emulated. (AC, '') when met."""
+        work_plan = plans.work_plan(self.lab, case, gpu_run.plan)
+        run = self.runner.run(work_plan, ready)
         if run.verdict == IE:
             # The node lacks what the emulator needs: the grader's failing, not the student's.
             # The case keeps its verdict; the report says the work was not checked.
             self.work_unchecked = run.reason
             return AC, ""
-        if run.verdict == AC:
-            return AC, ""
         if run.verdict == CE:
             return CE, run.reason
         if run.verdict == work_rules.WORK:
             return run.verdict, one_line(self.source.shorten(f"{run.reason} (the emulated run that checks the lab's work)"))
-        # Right on the GPU, wrong under the emulator: the emulator's checks say why, as for [sanitize].
-        return run.verdict, one_line(self.source.shorten(f"under the emulator, which checks the lab's work: {run.reason}"))
+        if run.verdict != AC:
+            # Right on the GPU, wrong under the emulator: the emulator's checks say why, as for [sanitize].
+            return run.verdict, one_line(self.source.shorten(f"under the emulator, which checks the lab's work: {run.reason}"))
+        compared = plans.evidence_plan(work_plan, gpu_run.plan)
+        if compared is not None:
+            run = self.runner.run(compared, ready)
+        why = self.evidence.judge(case, ready, gpu_run, run)
+        if why:
+            return work_rules.WORK, one_line(self.source.shorten(f"not the lab's work on the GPU: {why}"))
+        return AC, ""
 
     def _grade_case(self, case: Case, reference: dict, timing: ReferenceTiming) -> CaseResult:
         try:
@@ -219,5 +231,6 @@ class Grader:
             result.timing_flagged = True
             result.timing_note = "timing flagged: " + "; ".join(doubts)
         if verdict == AC and case.timed:
-            timing.apply(result, outcome, reference.get(case.name))
+            unbacked = self.evidence.timing_unbacked(case, first) if first.plan.gpu_record else None
+            timing.apply(result, outcome, reference.get(case.name), unbacked=unbacked)
         return result

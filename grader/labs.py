@@ -11,6 +11,8 @@ from pathlib import Path
 
 from grader.limits import LabLimits, lab_limits
 from grader.paths import KIT_ROOT, LABS_DIR, STARTER_DIR, TESTCASES_DIR
+from grader.evidence.rules import EvidenceConfigError, EvidenceRules
+from grader.evidence.rules import parse_rules as parse_evidence
 from grader.work import WorkConfigError, WorkRules, parse_rules
 
 
@@ -105,6 +107,7 @@ class Lab:
         """What of the kit no student sees (the edition leaves it out, a sandbox hides it)."""
         return sorted({path for pattern in self.instructor_only for path in KIT_ROOT.glob(pattern)})
     work: WorkRules = WorkRules()  # [work]: what the run must have done (grader/work.py)
+    evidence: EvidenceRules = EvidenceRules()  # [evidence]: the GPU record against the emulated run
 
     @property
     def testcases_dir(self) -> Path:
@@ -172,6 +175,13 @@ def _sanitize(config: dict, lab_id: str, cases: tuple[Case, ...]) -> Sanitize:
     return sanitize
 
 
+def _evidence(config: dict, lab_id: str) -> EvidenceRules:
+    try:
+        return parse_evidence(config.get("evidence", {}), f"labs/{lab_id}/lab.toml")
+    except EvidenceConfigError as e:
+        raise ConfigError(str(e)) from None
+
+
 def _work(config: dict, lab_id: str) -> WorkRules:
     try:
         return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml")
@@ -227,6 +237,7 @@ def load_lab(lab_id: str) -> Lab:
         hidden_recipes=tuple(cases_toml.get("hidden", [])),
         instructor_only=read_instructor_only(config, f"labs/{lab_id}/lab.toml"),
         work=_work(config, lab_id),
+        evidence=_evidence(config, lab_id),
     )
 
 

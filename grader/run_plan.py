@@ -14,7 +14,7 @@ outcome decides (purpose). The grader reads the fields back; the words a reason 
                                                             GPUs] + [on n emulated devices] it lacks
     PROFILED     a GRADE run past its limit under the       profile_retries: the plain run within the
                  profile: a hang or a slowed program        limit, then the profile with PROFILE_SLOWDOWN
-    WORK         on a GPU node, the lab's work: the case    work_plan
+    WORK         on a GPU node, the lab's work: the case    work_plan, evidence_plan
                  under the emulated build, profiled; its
                  profile is held against the GPU run's
                  own record (GRADE with gpu_record)
@@ -134,7 +134,8 @@ def case_plans(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> l
     if emu:
         plans[0] = replace(plans[0], profile=lab.work.active)
     else:
-        plans[0] = replace(plans[0], gpu_record=judges_work_on_gpu(lab, case))
+        timed = case.timed and lab.evidence.timing is not None
+        plans[0] = replace(plans[0], gpu_record=judges_work_on_gpu(lab, case) or timed)
     return plans
 
 
@@ -148,16 +149,25 @@ def profile_retries(plan: RunPlan) -> list[RunPlan]:
 
 def work_plan(lab: Lab, case: Case, gpu_run: RunPlan) -> RunPlan:
     """On a GPU node: the case once more under the emulated build, profiled, with the race
-    detector (a lost update that happened to come out right on the GPU is named there), on as many
-    devices as the GPU run had (the most the lab grades where that is more), so its record can be
-    held against the GPU run's."""
+    detector (a lost update that happened to come out right on the GPU is named there). A
+    multi-device program runs on as many devices as the GPU run had, so that the two records can
+    be held against each other; on a node of one GPU, on the most the lab grades (every device
+    must work: evidence_plan then makes the one-device run the record is held against)."""
     devices = None
     if case.program in lab.multi_device_programs and lab.device_counts:
-        devices = max(gpu_run.device_count, *lab.device_counts) if gpu_run.devices else max(lab.device_counts)
+        devices = gpu_run.devices if (gpu_run.devices or 0) >= 2 else max(lab.device_counts)
     # The limit a grading under the emulator gives its own profiled run after a time-out (the cases'
     # limits are set for the emulator: CI grades every lab under it).
     return RunPlan(purpose=WORK, build=EMULATED, devices=devices, emulated_devices=devices is not None,
                    racecheck=True, profile=True, time_factor=PROFILE_SLOWDOWN)
+
+
+def evidence_plan(work: RunPlan, gpu_run: RunPlan) -> RunPlan | None:
+    """The emulated run the GPU record is held against, where the WORK run had other devices than
+    the GPU run (a multi-device program on a node of one GPU); None where the WORK run serves."""
+    if work.devices == gpu_run.devices:
+        return None
+    return replace(work, devices=gpu_run.devices, emulated_devices=gpu_run.devices is not None, racecheck=False)
 
 
 def counters_plan(gpu_run: RunPlan) -> RunPlan:
@@ -197,6 +207,7 @@ def plans_for(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> li
     extra = []
     if plans[0].profile:
         extra += profile_retries(plans[0])
-    if plans[0].gpu_record:
-        extra += [work_plan(lab, case, plans[0]), counters_plan(plans[0])]
+    if plans[0].gpu_record and judges_work_on_gpu(lab, case):
+        work = work_plan(lab, case, plans[0])
+        extra += [work, *filter(None, [evidence_plan(work, plans[0])]), counters_plan(plans[0])]
     return plans + extra

@@ -43,7 +43,7 @@ FIRST_UID = 64100
 SLOTS = 512
 # What every sandbox user may read in the kit: what any student edition holds anyway.
 PUBLIC_TOP = ("labs", "starter", "Makefile", "build")
-PUBLIC_BUILD = ("emu",)
+PUBLIC_BUILD = ("emu", "evidence")  # the emulator's runtime; the GPU record's tracer
 # Traverse-only for every sandbox user: the folders that hold many sources' or runs' folders.
 SHARED = (KIT_ROOT, BUILD_DIR, BUILD_DIR / "grading", BUILD_DIR / "unpacked")
 

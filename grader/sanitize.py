@@ -168,7 +168,7 @@ class SanitizerStep:
     def _tool_finding(self, plan: RunPlan, ready: ReadyCase) -> Finding:
         tool = plan.sanitizer
         self.log(f"  {ready.case.name}: compute-sanitizer --tool {tool} ...")
-        run = self.runner.run(plan, ready, wrap_argv=lambda argv: command(tool, argv))
+        run = self.runner.run(plan, ready, wrap_argv=lambda argv, folder: command(tool, argv))
         outcome = run.outcome
         if outcome is None:
             return Finding(f"compute-sanitizer {tool}: could not check ({run.reason})", False)

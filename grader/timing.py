@@ -53,8 +53,16 @@ class ReferenceTiming:
                 result.timing_note = f"{figure} {value:.3f} within the margin {most:g}"
         return False
 
-    def apply(self, result: CaseResult, outcome: RunOutcome, reference_value: float | None) -> None:
+    def apply(self, result: CaseResult, outcome: RunOutcome, reference_value: float | None,
+              unbacked: str | None = None) -> None:
+        """The case's timing points. unbacked: why the GPU run's own record does not back the
+        program's figure (grader/evidence/timing.py): then the figure earns nothing."""
         timing = self.lab.timing
+        if unbacked:
+            result.timing_flagged = True
+            self.mark_slow(result, f"timing not backed by the GPU record: {unbacked}")
+            result.timing_note = f"timing flagged: {unbacked}"
+            return
         if not self.emu and self.apply_margins(result):
             return
         skipped = ("timing threshold skipped: CPU emulation (EMU=1)" if self.emu else

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from grader.batch import (NOT_GRADED, Plan, Progress, Submission, has_outcome, make_record,
                           read_record, write_record)
-from grader.labs import load_lab
 from grader.run import kill_group
 from grader.paths import KIT_ROOT
 

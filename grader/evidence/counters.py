@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +90,17 @@ def counters_allowed() -> Permission:
     except OSError:
         params = None
     return permission_from(os.geteuid(), params)
+
+
+def ncu_path() -> str:
+    """Nsight Compute's command: on the PATH, or in the CUDA toolkit."""
+    found = shutil.which("ncu")
+    if found:
+        return found
+    for root in filter(None, (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda")):
+        if (Path(root) / "bin" / "ncu").exists():
+            return str(Path(root) / "bin" / "ncu")
+    return "ncu"
 
 
 def ncu_argv(program_argv: list[str], csv_path: Path, ncu: str = "ncu") -> list[str]:
