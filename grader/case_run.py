@@ -127,8 +127,8 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     sandbox's view; the expected output stays outside and is compared after the process has gone.
     wrap_argv(argv, folder): a supervising tool's command line around the program's
     (compute-sanitizer, Nsight Compute). profile: the emulator writes its profile into the folder
-    (an emulated build's; EMU_PROFILE in env overrides). folder_env: variables that name a file
-    in the run's folder (the GPU record's)."""
+    (an emulated build's). folder_env: variables that name a file in the run's folder (the GPU
+    record's)."""
     work.mkdir(parents=True, exist_ok=True)
     # A new folder each run: nothing from an earlier run leaks into this one, and two gradings
     # of the same source at once (two TAs, a test run) never share one.
@@ -136,7 +136,7 @@ def run_case(program: Path, ready: ReadyCase, work: Path, *, sandbox: Sandbox | 
     output = CaseOutput(folder, open_folder(folder), f"{ready.case.name}.out")
     profile_path = str(folder / work_rules.PROFILE_NAME) if profile else "0"
     in_folder = {name: str(folder / file) for name, file in (folder_env or {}).items()}
-    env = clean_env(os.environ, **{"EMU_PROFILE": profile_path, **(env or {})}, **in_folder,
+    env = clean_env(os.environ, **{**(env or {}), "EMU_PROFILE": profile_path}, **in_folder,
                     LABKIT_RESULT=str(folder / "result.json"), LABKIT_FINDINGS=str(folder / FINDINGS_NAME),
                     EMU_FINDINGS=str(folder / FINDINGS_NAME))
     argv = argv_for(program, ready, folder / output.name)

@@ -77,7 +77,9 @@ class Grader:
                                  keep_outputs=keep_outputs)
         self.work_unchecked = ""  # why lab.toml's [work] could not be judged on this GPU node
         # On a GPU node, the GPU run's own record and counters (grader/evidence/).
-        self.evidence = GpuEvidence(lab, self.runner, self.builds, enabled=not emu)
+        # LABKIT_EVIDENCE=off: a TA's benchmark of what the evidence costs (grader/scripts/bench_batch.sh).
+        self.evidence = GpuEvidence(lab, self.runner, self.builds,
+                                    enabled=not emu and os.environ.get("LABKIT_EVIDENCE", "on") != "off")
 
     def protection_notes(self) -> list[str]:
         """What protects this grading run, said once in the report; loud when the sandbox is off."""

@@ -57,7 +57,7 @@ class RunPlan:
     env: dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
-        env = {"EMU_PROFILE": "0"}  # the runner names the profile's file where the plan asks for it
+        env = {}  # the emulator's profile (EMU_PROFILE) the runner names where `profile` asks for it
         if self.racecheck:
             env["EMU_RACECHECK"] = "1"
         if self.emulated_devices:

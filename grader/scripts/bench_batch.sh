@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The cost of grading a class under the emulator, as a TA runs it: N submissions (copies of the
-# reference solution, each with its own comment so that no two share a hash) graded by
-#   python3 -m grader batch <lab> <folder> --emu --jobs J
+# The cost of grading a class, as a TA runs it: N submissions (copies of the reference solution,
+# each with its own comment so that no two share a hash) graded by
+#   python3 -m grader batch <lab> <folder> --emu --jobs J     (or --gpu on a GPU node)
 # from a clean grading state (the emulator's runtime and the testcases already made, as in a
 # term's second batch). Prints the wall time of the batch. A benchmark, not a test: it measures.
-#   bash grader/scripts/bench_batch.sh [lab=increment] [N=20] [J=2] [grader batch options, e.g. --no-checks]
+#   bash grader/scripts/bench_batch.sh [lab=increment] [N=20] [J=2] [--gpu] [grader batch options, e.g. --no-checks]
+# On a GPU node, what the GPU evidence costs: the same with LABKIT_EVIDENCE=off in the environment.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 lab=${1:-increment} count=${2:-20} jobs=${3:-2}
@@ -19,11 +20,13 @@ for i in $(seq -w 1 "$count"); do
 done
 make -s EMU=1 build/emu/plain/libcudaemu.a >/dev/null
 python3 -m grader cases "$lab" --cases public >/dev/null
-rm -rf build/batch build/grading build/emu-sub-* build/harness
+rm -rf build/batch build/grading build/emu-sub-* build/sub-* build/harness
+where=--emu
+if [ "${1:-}" = --gpu ]; then where=--gpu; shift; fi
 start=$(date +%s.%N)
-python3 -m grader batch "$lab" "$work/subs" --emu --jobs "$jobs" --out "$work/grades" "$@" >"$work/log" 2>&1 \
+python3 -m grader batch "$lab" "$work/subs" $where --jobs "$jobs" --out "$work/grades" "$@" >"$work/log" 2>&1 \
     || { tail -20 "$work/log"; exit 1; }
 end=$(date +%s.%N)
 graded=$(python3 -c "import json,sys; c=json.load(open('$work/grades/class.json'))['counts']; print(c['graded'], 'of', c['total'], 'graded')")
-printf 'batch %s: %d submissions, --emu --jobs %d %s: %.1f s (%s) on %d cores, load %s\n' "$lab" "$count" "$jobs" "$*" \
-    "$(echo "$end - $start" | bc)" "$graded" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'batch %s: %d submissions, %s --jobs %d %s (evidence %s): %.1f s (%s) on %d cores, load %s\n' "$lab" "$count" "$where" "$jobs" "$*" "${LABKIT_EVIDENCE:-on}" \
+    "$(python3 -c "print($end - $start)")" "$graded" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -12,7 +12,6 @@ compares the GPU record with the emulated run (grader/evidence/README.md); until
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -90,9 +89,9 @@ def problems(entry: Entry, report, *, gpu: bool) -> list[str]:
 
 def grade(entry: Entry, *, gpu: bool):
     lab = load_lab(entry.lab)
-    grader = Grader(lab, Source(f"sub-evidence-{entry.name}", entry.folder), emu=not gpu, log=lambda *_: None)
     by_name = {c.name: c for c in lab.cases}
-    grader.cases = [dataclasses.replace(by_name[c]) for c in cases_to_run(entry, gpu=gpu)]
+    grader = Grader(lab, Source(f"sub-evidence-{entry.name}", entry.folder, submission=True), emu=not gpu,
+                    log=lambda *_: None, cases=[by_name[c] for c in cases_to_run(entry, gpu=gpu)])
     return grader.grade()
 
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# GPU verification of the grade of record (issue 32) through the one run model (issue 33), from
+# the kit's root on a GPU node as it comes (as root; a non-root user is made for the second half):
+#   bash grader/scripts/grade_of_record_gpu_verify.sh [part ...]
+# parts: refs (the references keep full marks with the GPU evidence on), corpus (the evidence
+# corpus: programs that know they are emulated, timing exploits), students (the work corpus's
+# faithful and unfaithful submissions), batch (a class with a crafted compile error writes
+# class.csv), bench (what the evidence costs a class: the batch with it off, then on), user (the
+# evidence corpus and a reference again as an ordinary user: the Landlock kind), multi (apsp's
+# multigpu on this node's GPUs: run on a node of 2). Default: refs corpus students batch bench user.
+# Logs go to $OUT (default build/grade-of-record).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-build/grade-of-record}
+mkdir -p "$OUT"
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(refs corpus students batch bench user)
+stage() { echo; echo "=== $1 ($(date +%T))"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
+echo "uid $(id -u), $(nproc) cores"
+
+for part in "${parts[@]}"; do
+case $part in
+refs)
+    for lab in increment matmul fw bfs; do
+        stage "$lab: the reference, GPU evidence on"
+        python3 -m grader check "$lab" --solution --gpu --no-sanitize --quiet --json "$OUT/ref-$lab.json" 2>&1 | tail -6
+        python3 - "$OUT/ref-$lab.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+print(f"score {report['score']:g}/{report['max_score']:g}")
+for note in report.get("notes", []):
+    if "evidence" in note or "record" in note or "counters" in note:
+        print("note:", note)
+PY
+    done ;;
+corpus)
+    stage "the evidence corpus on the GPU (as $(id -un))"
+    python3 tests/hostile/evidence/evidence_corpus.py --gpu 2>&1 | tee "$OUT/evidence-corpus.log" ;;
+students)
+    stage "the students' work corpus on the GPU: increment and matmul"
+    python3 tests/students/grade_all.py --gpu --lab increment 2>&1 | tail -12
+    python3 tests/students/grade_all.py --gpu --lab matmul 2>&1 | tail -12 ;;
+batch)
+    stage "a class on the GPU: the reference and a crafted compile error"
+    class=$(mktemp -d /tmp/labkit-class.XXXX)
+    mkdir -p "$class/alice/increment" "$class/mallory/increment"
+    cp solutions/increment/*.c "$class/alice/increment/"
+    cp tests/hostile/crafted_ce/increment.c "$class/mallory/increment/"
+    python3 -m grader batch increment "$class" --gpu --out "$OUT/class" 2>&1 | tail -8
+    if [ -f "$OUT/class/class.csv" ]; then cat "$OUT/class/class.csv"; else echo "NO class.csv"; ls "$OUT/class" "$OUT/class/logs"; tail -30 "$OUT/class/logs/"*.log; fi ;;
+bench)
+    stage "what the evidence costs a class on the GPU (increment, 4 submissions, one at a time)"
+    LABKIT_EVIDENCE=off bash grader/scripts/bench_batch.sh increment 4 1 --gpu
+    bash grader/scripts/bench_batch.sh increment 4 1 --gpu ;;
+user)
+    user=labkit-ta
+    id -u "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user" || exit 1
+    chown -R "$user" . /tmp/labkit-* 2>/dev/null
+    stage "the evidence corpus and increment's reference as $user (the Landlock kind)"
+    su "$user" -c "python3 tests/hostile/evidence/evidence_corpus.py --gpu" 2>&1 | tee "$OUT/evidence-corpus-user.log"
+    su "$user" -c "python3 -m grader check increment --submission solutions/increment --gpu --no-sanitize --quiet" 2>&1 | tail -8 ;;
+multi)
+    stage "apsp on this node's $(nvidia-smi -L | wc -l) GPUs: the reference, and a multigpu program that uses device 0 only"
+    python3 -m grader check apsp --solution --gpu --no-sanitize --quiet 2>&1 | tail -6
+    python3 tests/hostile/evidence/evidence_corpus.py --gpu multigpu_one_device_on_gpu 2>&1 | tail -8
+    python3 tests/students/grade_all.py --gpu --lab apsp 2>&1 | tail -12 ;;
+*)
+    echo "unknown part $part"; exit 2 ;;
+esac
+done
