@@ -24,7 +24,7 @@ class ConfigError(Exception):
 
 
 # A case's group says who runs it. The optional cases check the optional versions and the
-# explorations of the reference (matmul_fast, fw --version columns, ...): a student's stub there
+# explorations of the reference (a faster kernel, another version of a program): a student's stub there
 # is no fault, so they are worth nothing; they keep the kit's own code honest (grader mutants).
 PUBLIC, LARGE, OPTIONAL = "public", "large", "optional"
 CASE_GROUPS = {
@@ -60,7 +60,7 @@ class Sanitize:
     synccheck: bool | None = None  # barriers misused (unset: as racecheck)
     # The cases again under the emulator's checks: built with AddressSanitizer, run with its race
     # detector (EMU_RACECHECK=1), which takes a store of the value already there for the read it
-    # is. For labs whose seed code stores unchanged values while other threads read them (apsp),
+    # is. For labs whose seed code stores unchanged values while other threads read them,
     # which racecheck counts as hazards, and whose races slip past a GPU's schedule.
     emulator_checks: bool = False
 
@@ -94,7 +94,7 @@ class Lab:
     build: dict
     # [bench] emu_runs: the same runs at sizes the CPU emulator finishes in about a minute in all
     emu_bench: tuple[tuple[str, ...], ...] = ()
-    # figure -> the most a timed case may report, e.g. matmul's time_vs_baseline (tiled over naive)
+    # figure -> the most a timed case may report, e.g. time_vs_baseline (a tiled kernel's over the naive one's)
     margins: dict = field(default_factory=dict)
     limits: LabLimits = LabLimits()  # [limits]: what a case may use (grader/limits.py)
     sanitize: Sanitize = Sanitize()
