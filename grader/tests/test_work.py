@@ -1,6 +1,6 @@
 """grader/work.py: the generic work requirements, met and not met, on hand-made profiles; the
 rules lab.toml's [work] sets, and how a lab's own checks (labs/<lab>/work_checks.py) are found.
-The labs' own checks are tested in tests/<lab>/test_work_checks.py."""
+The labs' own checks are tested in tests/<lab>/test_<lab>_work_checks.py."""
 
 import pytest
 
