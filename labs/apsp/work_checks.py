@@ -6,7 +6,7 @@ from grader.work import CaseFacts, kernels, student_launches, total
 
 
 def blocked_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """apsp gpu: blocked Floyd-Warshall, the blocks in __shared__: global reads far below n^3."""
+    """The one-GPU program: blocked Floyd-Warshall, the blocks in __shared__: global reads far below n^3."""
     launches = student_launches(profile)
     block = int(settings.get("block", 64))
     if facts.n is None or not launches:
@@ -29,7 +29,7 @@ def blocked_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | 
 
 
 def every_device_works(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """apsp multigpu: every device runs kernels and computes its band; pivot rows travel."""
+    """The multi-GPU program: every device runs kernels and computes its band; pivot rows travel."""
     if facts.devices < 2:
         return None
     # Fewer block rows than devices (n = 1, one 64 x 64 block): some devices own no rows.

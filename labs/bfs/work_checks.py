@@ -6,7 +6,7 @@ from grader.work import CaseFacts, student_launches, total
 
 
 def thread_per_edge(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """bfs: edge relaxation, one thread per edge each level."""
+    """Edge relaxation (bfs.c), one thread per edge each level."""
     launches = student_launches(profile)
     if facts.m is None or facts.m == 0 or not launches:
         return None
@@ -21,7 +21,7 @@ def thread_per_edge(profile: dict, facts: CaseFacts, settings: dict) -> str | No
 
 
 def linear_work(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """bfs frontier: total work O(V + E): the lanes' global accesses within a multiple of n + m."""
+    """The frontier BFS: total work O(V + E): the lanes' global accesses within a multiple of n + m."""
     launches = student_launches(profile)
     if facts.n is None or facts.m is None or not launches:
         return None

@@ -6,7 +6,7 @@ from grader.work import CaseFacts, student_launches
 
 
 def launch_per_step(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """fw: one launch per k."""
+    """The module's Floyd-Warshall: a kernel launch per k, so at least n launches (the case's n)."""
     n = facts.params.get("n")
     launches = student_launches(profile)
     if not n:

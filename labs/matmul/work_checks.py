@@ -6,7 +6,7 @@ from grader.work import CaseFacts, kernels, student_launches, total
 
 
 def tiled_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """matmul's tiled kernel: tiles staged in __shared__, and about 2 n^3 / tile floats read from
+    """The tiled kernel: tiles staged in __shared__, and about 2 n^3 / tile floats read from
     global memory per product, not 2 n^3."""
     launches = student_launches(profile)
     n = int(facts.params.get("n", 0))
