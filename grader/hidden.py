@@ -4,7 +4,7 @@ A lab's testcases/<lab>/cases.toml may hold recipes next to its public cases:
 
     [[hidden]]
     name = "hidden"          # the cases are hidden-1 ... hidden-<count>
-    program = "increment"
+    program = "prog"         # one of the lab's programs
     count = 3
     points = 10              # each
     time_limit_s = 30

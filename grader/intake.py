@@ -23,6 +23,7 @@ import shutil
 import stat
 import tarfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.labs import Lab
@@ -252,28 +253,72 @@ def _read_members(tarball: Path, members: list[tarfile.TarInfo], lab: Lab | None
     return files
 
 
+@dataclass(frozen=True)
+class FolderFile:
+    """One of the lab's files in a folder submission, as lstat found it: a link is a link, never
+    followed. The one definition of a folder submission's files: intake copies them, the batch
+    hashes them (folder_sha256), by the same rules."""
+    name: str  # one of allowed_names(lab)
+    path: Path
+    info: os.stat_result
+
+    @property
+    def problem(self) -> str | None:
+        """Why intake refuses it (a link, not a regular file, too large), or None."""
+        if stat.S_ISLNK(self.info.st_mode):
+            return f"refused: {self.path} is a link (to '{os.readlink(self.path)}'); put the file itself there"
+        if not stat.S_ISREG(self.info.st_mode):
+            return f"refused: {self.path} is not a regular file"
+        if self.info.st_size > MAX_FILE_BYTES:
+            return f"refused: {self.path} is {self.info.st_size} bytes; the limit is {MAX_FILE_BYTES}"
+        return None
+
+
+def submission_folder(folder: Path, lab: Lab) -> Path:
+    """Where a folder submission keeps its files: its <lab>/, or its top."""
+    return folder / lab.id if (folder / lab.id).is_dir() else folder
+
+
+def folder_files(folder: Path, lab: Lab) -> list[FolderFile]:
+    """The lab's files the folder submission holds, looked up by name, never walked (a folder of
+    a thousand levels or a sparse file of gigabytes beside them costs nothing)."""
+    base = submission_folder(folder, lab)
+    found = []
+    for name in allowed_names(lab):
+        try:
+            found.append(FolderFile(name, base / name, (base / name).lstat()))
+        except FileNotFoundError:
+            continue
+    return found
+
+
+def folder_sha256(folder: Path, lab: Lab) -> str:
+    """What intake will read of a folder submission, hashed (a batch grades it again when this
+    changes): each file's bytes, or, for one intake refuses, its kind and size."""
+    digest = hashlib.sha256()
+    for file in folder_files(folder, lab):
+        if file.problem is None:
+            content = file.path.read_bytes()
+        else:
+            content = (f"not a plain file of at most {MAX_FILE_BYTES} bytes: "
+                       f"{file.info.st_mode:o} {file.info.st_size}").encode()
+        digest.update(f"{file.name}\0{len(content)}\0".encode())
+        digest.update(content)
+    return digest.hexdigest()
+
+
 def intake_folder(folder: Path, lab: Lab, dest: Path) -> None:
     """A folder submission: its <lab>/ (or itself) must hold the lab's files as plain text files,
     not links; only those are copied into dest, whatever else the folder holds."""
     folder = Path(folder)
     if not folder.is_dir():
         raise SubmissionError(f"submission {folder} is not a folder")
-    base = folder / lab.id if (folder / lab.id).is_dir() else folder
     files = {}
-    for name in allowed_names(lab):
-        path = base / name
-        try:
-            info = path.lstat()
-        except FileNotFoundError:
-            continue
-        if stat.S_ISLNK(info.st_mode):
-            raise SubmissionError(f"refused: {path} is a link (to '{os.readlink(path)}'); put the file itself there")
-        if not stat.S_ISREG(info.st_mode):
-            raise SubmissionError(f"refused: {path} is not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise SubmissionError(f"refused: {path} is {info.st_size} bytes; the limit is {MAX_FILE_BYTES}")
-        files[name] = path.read_bytes()
-    _check_files(files, lab, str(base))
+    for file in folder_files(folder, lab):
+        if file.problem:
+            raise SubmissionError(file.problem)
+        files[file.name] = file.path.read_bytes()
+    _check_files(files, lab, str(submission_folder(folder, lab)))
     _write(files, dest, lab)
 
 

@@ -5,7 +5,10 @@ The labs are the folders that hold a lab.toml; nothing else lists them.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import tomllib
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,7 +16,9 @@ from grader.limits import LabLimits, lab_limits
 from grader.paths import KIT_ROOT, LABS_DIR, STARTER_DIR, TESTCASES_DIR
 from grader.evidence.rules import EvidenceConfigError, EvidenceRules
 from grader.evidence.rules import parse_rules as parse_evidence
-from grader.work import WorkConfigError, WorkRules, parse_rules
+from grader.work import CheckFunction, WorkConfigError, WorkRules, parse_rules
+
+WORK_CHECKS_FILE = "work_checks.py"  # labs/<lab>/work_checks.py: the lab's own work checks
 
 
 class ConfigError(Exception):
@@ -21,7 +26,7 @@ class ConfigError(Exception):
 
 
 # A case's group says who runs it. The optional cases check the optional versions and the
-# explorations of the reference (matmul_fast, fw --version columns, ...): a student's stub there
+# explorations of the reference (a faster kernel, another version of a program): a student's stub there
 # is no fault, so they are worth nothing; they keep the kit's own code honest (grader mutants).
 PUBLIC, LARGE, OPTIONAL = "public", "large", "optional"
 CASE_GROUPS = {
@@ -57,7 +62,7 @@ class Sanitize:
     synccheck: bool | None = None  # barriers misused (unset: as racecheck)
     # The cases again under the emulator's checks: built with AddressSanitizer, run with its race
     # detector (EMU_RACECHECK=1), which takes a store of the value already there for the read it
-    # is. For labs whose seed code stores unchanged values while other threads read them (apsp),
+    # is. For labs whose seed code stores unchanged values while other threads read them,
     # which racecheck counts as hazards, and whose races slip past a GPU's schedule.
     emulator_checks: bool = False
 
@@ -91,7 +96,7 @@ class Lab:
     build: dict
     # [bench] emu_runs: the same runs at sizes the CPU emulator finishes in about a minute in all
     emu_bench: tuple[tuple[str, ...], ...] = ()
-    # figure -> the most a timed case may report, e.g. matmul's time_vs_baseline (tiled over naive)
+    # figure -> the most a timed case may report, e.g. time_vs_baseline (a tiled kernel's over the naive one's)
     margins: dict = field(default_factory=dict)
     limits: LabLimits = LabLimits()  # [limits]: what a case may use (grader/limits.py)
     sanitize: Sanitize = Sanitize()
@@ -182,9 +187,39 @@ def _evidence(config: dict, lab_id: str) -> EvidenceRules:
         raise ConfigError(str(e)) from None
 
 
+def lab_work_checks(lab_id: str) -> dict[str, CheckFunction]:
+    """The CHECKS of labs/<lab>/work_checks.py (none where the lab has no such file): the checks
+    that are about this lab alone, which lab.toml's [[work.check]] names (grader/work.py)."""
+    path = LABS_DIR / lab_id / WORK_CHECKS_FILE
+    if not path.is_file():
+        return {}
+    stat = path.stat()
+    return _load_work_checks(path, f"labs/{lab_id}/{WORK_CHECKS_FILE}", stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _load_work_checks(path: Path, where: str, mtime_ns: int, size: int) -> dict[str, CheckFunction]:
+    """Loaded once a version of the file: every load_lab of a grading gets the same functions."""
+    name = f"labkit_work_checks_{path.parent.name}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # the kit's own file: whatever it raises is a fault to fix there
+        frames = [frame for frame in traceback.extract_tb(e.__traceback__) if frame.filename == str(path)]
+        line = f":{frames[-1].lineno}" if frames else ""
+        raise ConfigError(f"{where}{line} does not load ({type(e).__name__}: {e}): fix it there") from None
+    checks = getattr(module, "CHECKS", None)
+    if not isinstance(checks, dict) or not all(isinstance(k, str) and callable(f) for k, f in checks.items()):
+        raise ConfigError(f"{where} must define CHECKS, a dict from each check's name (as lab.toml's "
+                          f"[[work.check]] says it) to its function (profile, facts, settings) -> str | None")
+    return checks
+
+
 def _work(config: dict, lab_id: str) -> WorkRules:
     try:
-        return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml")
+        return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml", lab_work_checks(lab_id),
+                           f"labs/{lab_id}/{WORK_CHECKS_FILE}")
     except WorkConfigError as e:
         raise ConfigError(str(e)) from None
 

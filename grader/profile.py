@@ -3,7 +3,7 @@ the figures ncu's memory tables give (requests, sectors per request, bank confli
 machine. Builds the student's code (or SOL=1, SUB=folder) under the emulator, runs the case
 (default: the lab's first public case) with EMU_PROFILE, and prints the table.
 
-    python3 -m grader.profile matmul [--solution | --submission DIR] [--case tiled-n64-8]
+    python3 -m grader.profile <lab> [--solution | --submission DIR] [--case NAME]
 """
 
 from __future__ import annotations

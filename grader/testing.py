@@ -1,5 +1,6 @@
 """Helpers for each lab's own pytest suite (tests/<lab>/test_*.py): build a lab's program,
-under the CPU emulator by default, so the suite runs in CI without a GPU."""
+under the CPU emulator by default, so the suite runs in CI without a GPU; make the emulator's
+profile of a run by hand, for the work checks (grader/work.py, labs/<lab>/work_checks.py)."""
 
 import subprocess
 from pathlib import Path
@@ -43,3 +44,38 @@ def seed_kit_build(kit: Path) -> None:
         if source.is_dir():
             shutil.copytree(source, kit / "build" / folder, copy_function=shutil.copy2, dirs_exist_ok=True,
                             ignore=shutil.ignore_patterns("tests", "bench", "locks"))
+
+
+# ---- Hand-made profiles (labs/emu/src/engine/profiler.h writes the real ones).
+# The writers of a result's bytes: a kernel, the student's cudaMemcpy, the harness's upload.
+KERNEL_WRITER, HOST_WRITER, HARNESS_WRITER = 1, 2, 3
+PROFILE_WRITERS = [
+    {"id": 0, "kind": "never"},
+    {"id": KERNEL_WRITER, "kind": "kernel", "name": "k", "file": "sub/lab/lab.c", "line": 9, "device": 0},
+    {"id": HOST_WRITER, "kind": "host_copy", "name": "cudaMemcpy", "file": "sub/lab/lab.c", "line": 40, "device": 0},
+    {"id": HARNESS_WRITER, "kind": "host_copy", "name": "cudaMemcpy", "file": "labs/lab/main.cpp", "line": 140,
+     "device": 0},
+]
+
+
+def profile_launch(kernel="k", threads=256, loads=None, shared_loads=0, file="sub/lab/x.c", device=0) -> dict:
+    """One launch: a global load site (`loads`: requests, sectors, bytes, accesses), and a shared
+    one where `shared_loads` requests are asked for."""
+    sites = [{"file": file, "line": 3, "name": "A", "global_load": loads or {"requests": 1, "sectors": 4,
+                                                                            "bytes": 128, "accesses": 32}}]
+    if shared_loads:
+        sites.append({"file": file, "line": 4, "name": "tile", "shared_load": {"requests": shared_loads}})
+    return {"kernel": kernel, "file": file, "line": 1, "device": device, "threads": threads, "sites": sites}
+
+
+def result_part(writers, device=0, changed=False) -> dict:
+    """A part of the result as the harness copied it back from `device` (-1: from the host):
+    `writers` are (writer id, bytes) pairs."""
+    return {"bytes": sum(b for _, b in writers), "device": device, "file": "labs/lab/main.cpp", "line": 157,
+            "changed_on_host": changed, "writers": [list(w) for w in writers]}
+
+
+def result_profile(parts, launches=(), devices=()) -> dict:
+    """A profile whose one result, "C", is made of `parts`."""
+    return {"launches": list(launches), "writers": PROFILE_WRITERS, "devices": list(devices),
+            "outputs": [{"what": "C", "bytes": sum(p["bytes"] for p in parts), "parts": parts}]}

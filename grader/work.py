@@ -13,10 +13,19 @@ that names what is missing, and the case keeps lab.toml's `credit` share of its 
     exempt_cases = ["gpu-c01-one-vertex"]   # cases that leave a kernel nothing to write
     credit = 0.0                   # share of a case's points kept when a requirement is not met
 
+    input_header = ["n", "m"]      # the input file opens with these int32 sizes (the facts n, m)
+
     [[work.check]]                 # more checks, each on the cases whose params match `when`
-    check = "tiled_in_shared"      # a function below (CHECKS)
+    check = "tiled_in_shared"      # the lab's own (labs/<lab>/work_checks.py) or one below
     when = { kernel = "tiled" }    # case params, or "program"
     max_global_fraction = 0.25     # the check's own settings
+
+A check about CUDA in general is here (GENERIC_CHECKS), worded without any lab's nouns. A check
+about one lab is that lab's: labs/<lab>/work_checks.py defines functions
+`name(profile, facts, settings) -> str | None` (None when met, else the student-facing reason) and
+`CHECKS = {"name": name, ...}`, reading the profile with the helpers below (student_launches,
+total, kernels); grader/labs.py loads it, and a name is looked up there first, then here. Their
+tests are the lab's: tests/<lab>/.
 
 Where the profile comes from: under the emulator, the first run of each case writes it into its
 work folder (grade.py's run_case sets EMU_PROFILE; the case's other runs, in a random order or
@@ -30,6 +39,10 @@ import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from grader.labs import Case
 
 WORK = "WORK"  # the verdict (grader/verdict.py)
 PROFILE_NAME = "profile.json"
@@ -40,11 +53,17 @@ class WorkConfigError(Exception):
     """lab.toml's [work] is wrong: the message says where and what to write."""
 
 
+# (profile, facts, settings) -> None when met, else the reason
+CheckFunction = Callable[[dict, "CaseFacts", dict], "str | None"]
+HEADER_FACTS = ("n", "m")  # what [work] input_header may name: CaseFacts' sizes
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
     when: dict
     settings: dict
+    run: CheckFunction
 
 
 @dataclass(frozen=True)
@@ -54,35 +73,46 @@ class WorkRules:
     exempt_cases: tuple[str, ...] = ()
     credit: float = 0.0
     checks: tuple[Check, ...] = field(default_factory=tuple)
+    input_header: tuple[str, ...] = ()  # the int32 sizes the input file opens with, in order
 
     @property
     def active(self) -> bool:
         return self.computed_by_kernels != "off" or bool(self.checks)
 
 
-def parse_rules(table: dict, where: str) -> WorkRules:
-    """lab.toml's [work] table; WorkConfigError names the key that is wrong."""
+def parse_rules(table: dict, where: str, own_checks: dict[str, CheckFunction] | None = None,
+                own_file: str = "labs/<lab>/work_checks.py") -> WorkRules:
+    """lab.toml's [work] table; WorkConfigError names the key that is wrong. `own_checks` are the
+    lab's own (the CHECKS of `own_file`), looked up before the generic ones."""
     mode = table.get("computed_by_kernels", "off")
     if mode not in ("all", "any", "off"):
         raise WorkConfigError(f"{where}: [work] computed_by_kernels = {mode!r}: use \"all\", \"any\" or \"off\"")
+    known = {**GENERIC_CHECKS, **(own_checks or {})}
     checks = []
     for raw in table.get("check", []):
         name = raw.get("check")
-        if name not in CHECKS:
-            raise WorkConfigError(f"{where}: [[work.check]] check = {name!r}: use one of {', '.join(sorted(CHECKS))}")
+        if name not in known:
+            raise WorkConfigError(
+                f"{where}: [[work.check]] check = {name!r} is neither the lab's own (CHECKS in {own_file}: "
+                f"{', '.join(sorted(own_checks or {})) or 'none'}) nor a generic one (grader/work.py: "
+                f"{', '.join(sorted(GENERIC_CHECKS))}): write it in {own_file}, or use one of those")
         settings = {k: v for k, v in raw.items() if k not in ("check", "when")}
-        checks.append(Check(name, dict(raw.get("when", {})), settings))
+        checks.append(Check(name, dict(raw.get("when", {})), settings, known[name]))
+    header = tuple(table.get("input_header", ()))
+    if not set(header) <= set(HEADER_FACTS) or len(set(header)) != len(header):
+        raise WorkConfigError(f"{where}: [work] input_header = {list(header)}: name each of "
+                              f"{', '.join(HEADER_FACTS)} at most once, in the order the input file holds them")
     credit = float(table.get("credit", 0.0))
     if not 0.0 <= credit <= 1.0:
         raise WorkConfigError(f"{where}: [work] credit = {credit}: a share of the points, from 0 to 1")
     return WorkRules(mode, tuple(table.get("programs", ())), tuple(table.get("exempt_cases", ())), credit,
-                     tuple(checks))
+                     tuple(checks), header)
 
 
 @dataclass(frozen=True)
 class CaseFacts:
     """What the grader knows of the case, not from the program: its name, program, params, the
-    sizes in its input file's header (apsp and bfs: int32 n, int32 m), the emulated devices."""
+    sizes in its input file's header ([work] input_header), the emulated devices."""
     name: str
     program: str
     params: dict
@@ -91,15 +121,32 @@ class CaseFacts:
     devices: int = 1
 
 
-def header_sizes(path: Path | None) -> tuple[int | None, int | None]:
-    """(n, m) from the first 8 bytes of a binary graph file, or (None, None)."""
+def read_header(path: Path | None, names: tuple[str, ...]) -> dict[str, int]:
+    """The sizes `names` from the little-endian int32s the input file opens with; none where the
+    file is missing, short, or holds a negative size (it is not what the lab declared)."""
+    if not names:
+        return {}
     try:
         with open(path, "rb") as f:
-            head = f.read(8)
-        n, m = struct.unpack("<ii", head)
-        return (n, m) if n >= 0 and m >= 0 else (None, None)
+            head = f.read(4 * len(names))
+        sizes = struct.unpack(f"<{len(names)}i", head)
     except (OSError, TypeError, struct.error):
-        return None, None
+        return {}
+    return dict(zip(names, sizes)) if min(sizes) >= 0 else {}
+
+
+def header_sizes(path: Path | None) -> tuple[int | None, int | None]:
+    """(n, m) from the first 8 bytes of the input file, or (None, None), whatever the lab declares:
+    case_facts reads only what [work] input_header names."""
+    sizes = read_header(path, HEADER_FACTS)
+    return sizes.get("n"), sizes.get("m")
+
+
+def case_facts(rules: WorkRules, case: Case, input_path: Path | None, devices: int) -> CaseFacts:
+    """The facts of one run of `case` on `devices` (emulated) devices."""
+    sizes = read_header(input_path, rules.input_header)
+    return CaseFacts(case.name, case.program, case_options(case.args, dict(case.params)),
+                     sizes.get("n"), sizes.get("m"), devices)
 
 
 # ---- Reading the profile.
@@ -107,11 +154,13 @@ def student_launches(profile: dict) -> list[dict]:
     return [launch for launch in profile.get("launches", []) if not KIT_FILE.search(launch.get("file", ""))]
 
 
-def _total(launches: list[dict], kind: str, field_name: str) -> int:
+def total(launches: list[dict], kind: str, field_name: str) -> int:
+    """The sum of one counter of one kind of access (global_load, shared_load, ...) over the launches."""
     return sum(site.get(kind, {}).get(field_name, 0) for launch in launches for site in launch.get("sites", []))
 
 
-def _kernels(launches: list[dict]) -> str:
+def kernels(launches: list[dict]) -> str:
+    """The launches' kernel names for a reason: the first three, then "..."."""
     names = list(dict.fromkeys(launch["kernel"] for launch in launches))
     return ", ".join(names[:3]) + (" ..." if len(names) > 3 else "") if names else "no kernel"
 
@@ -122,7 +171,7 @@ def _where(writer: dict) -> str:
         f"a {writer.get('name', 'copy')} (its line unknown)"
 
 
-# ---- The checks. Each: (profile, facts, settings) -> None when met, else the reason.
+# ---- The generic checks. Each: (profile, facts, settings) -> None when met, else the reason.
 def computed_by_kernels(profile: dict, facts: CaseFacts, mode: str) -> str | None:
     writers = {w["id"]: w for w in profile.get("writers", [])}
     outputs = profile.get("outputs", [])
@@ -166,31 +215,14 @@ def computed_by_kernels(profile: dict, facts: CaseFacts, mode: str) -> str | Non
     return None
 
 
-def tiled_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """matmul's tiled kernel: tiles staged in __shared__, and about 2 n^3 / tile floats read from
-    global memory per product, not 2 n^3."""
-    launches = student_launches(profile)
-    n = int(facts.params.get("n", 0))
-    if not launches or n <= 0:
-        return None
-    products = max(sum(1 for l in launches if l["kernel"] == k) for k in {l["kernel"] for l in launches})
-    floats = _total(launches, "global_load", "bytes") / 4 / products
-    shared = _total(launches, "shared_load", "requests")
-    limit = float(settings.get("max_global_fraction", 0.25))
-    # Plus one read of A and B: at n smaller than a tile, every kernel reads 2 n^3 = 2 n^2 n.
-    if shared and floats <= limit * 2 * n ** 3 + 2 * n ** 2:
-        return None
-    return (f"{_kernels(launches)} read {floats / n ** 3:.2f} n^3 floats from global memory per product"
-            f"{' and used no __shared__' if not shared else ''}: a tiled kernel stages tiles in __shared__ and "
-            f"reads about 2 n^3 / tile (at most {2 * limit:g} n^3 here)")
-
-
 def coalesced_loads(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
     """Each array a warp reads: sectors per request near 4 (coalesced), not 32."""
     launches = student_launches(profile)
     limit = float(settings.get("max_sectors_per_request", 8))
-    # Blocks narrower than this make a warp span rows: even the coalesced indexing reads apart.
-    if int(facts.params.get("ntx", 32)) < int(settings.get("min_ntx", 8)):
+    # Blocks narrower than a few lanes make a warp span rows: even the coalesced indexing reads
+    # apart. The case param that holds the block's width is the lab's (block_width_param).
+    width_param = settings.get("block_width_param")
+    if width_param and int(facts.params.get(width_param, 32)) < int(settings.get("min_block_width", 8)):
         return None
     sites: dict[tuple, list[int]] = {}
     for launch in launches:
@@ -210,119 +242,9 @@ def coalesced_loads(profile: dict, facts: CaseFacts, settings: dict) -> str | No
     return None
 
 
-def launch_per_step(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """fw: one launch per k."""
-    n = facts.params.get("n")
-    launches = student_launches(profile)
-    if not n:
-        return None
-    if len(launches) >= int(n):
-        return None
-    return (f"{len(launches)} kernel launch{'es' if len(launches) != 1 else ''} for n = {n} vertices: the lab's "
-            f"Floyd-Warshall launches its kernel once per k ({n} launches)")
-
-
-def blocked_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """apsp gpu: blocked Floyd-Warshall, the blocks in __shared__: global reads far below n^3."""
-    launches = student_launches(profile)
-    block = int(settings.get("block", 64))
-    if facts.n is None or not launches:
-        return None
-    n_padded = max(block, -(-facts.n // block) * block)
-    ints = _total(launches, "global_load", "bytes") / 4
-    shared = _total(launches, "shared_load", "requests")
-    limit = float(settings.get("max_global_fraction", 0.5))
-    # And the work itself: every one of the n^3 updates reads shared memory, a few values a load.
-    least = n_padded ** 3 / block
-    shared_reads = _total(launches, "shared_load", "accesses")
-    if shared and ints <= limit * n_padded ** 3 and shared_reads >= least:
-        return None
-    if shared and ints <= limit * n_padded ** 3:
-        return (f"{_kernels(launches)} read shared memory {shared_reads} times for n = {facts.n}: blocked "
-                f"Floyd-Warshall's n^3 updates read it at least {least:.0f} times (n^3 / {block})")
-    return (f"{_kernels(launches)} read {ints / n_padded ** 3:.2f} n^3 ints from global memory"
-            f"{' and used no __shared__' if not shared else ''}: blocked Floyd-Warshall keeps its {block} x {block} "
-            f"blocks in __shared__ and reads about 3 n^3 / {block} (at most {limit:g} n^3 here)")
-
-
-def every_device_works(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """apsp multigpu: every device runs kernels and computes its band; pivot rows travel."""
-    if facts.devices < 2:
-        return None
-    # Fewer block rows than devices (n = 1, one 64 x 64 block): some devices own no rows.
-    block = int(settings.get("block", 64))
-    if facts.n is not None and -(-facts.n // block) < facts.devices:
-        return None
-    devices = {d["device"]: d for d in profile.get("devices", [])}
-    idle = [d for d in range(facts.devices) if devices.get(d, {}).get("launches", 0) == 0]
-    if idle:
-        return (f"device{'s' if len(idle) > 1 else ''} {', '.join(map(str, idle))} of {facts.devices} ran no kernel: "
-                f"every GPU computes its own band of rows")
-    writers = {w["id"]: w for w in profile.get("writers", [])}
-    computed: dict[int, int] = {}
-    output_bytes = 0
-    for output in profile.get("outputs", []):
-        output_bytes += output.get("bytes", 0)
-        if any(part.get("device", -1) < 0 for part in output.get("parts", [])):
-            # Staged through the program's own host buffer: what each device's kernels wrote and
-            # the device copied back.
-            for device, count in output.get("staged_own_by_device", []):
-                computed[device] = computed.get(device, 0) + count
-        for part in output.get("parts", []):
-            for writer_id, count in part.get("writers", []):
-                writer = writers.get(writer_id, {})
-                if writer.get("kind") == "kernel" and writer.get("device") == part.get("device"):
-                    computed[part["device"]] = computed.get(part["device"], 0) + count
-    missing = [d for d in range(facts.devices) if not computed.get(d)]
-    if missing and output_bytes:
-        return (f"no part of the result came from device{'s' if len(missing) > 1 else ''} "
-                f"{', '.join(map(str, missing))}'s kernels: each GPU computes its own band of rows and copies it back")
-    exchanged = sum(d.get("from_other_devices", 0) for d in devices.values())
-    through_host = sum(d.get("to_host", 0) for d in devices.values())
-    if exchanged == 0 and through_host <= output_bytes:
-        return ("the devices never exchanged pivot rows (no copy between devices, nothing through the host "
-                "beyond the result): each round's pivot row must reach every GPU")
-    return None
-
-
-def thread_per_edge(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """bfs: edge relaxation, one thread per edge each level."""
-    launches = student_launches(profile)
-    if facts.m is None or facts.m == 0 or not launches:
-        return None
-    # The launches that read the edges (at least m values): each must run a thread per edge.
-    relaxing = [launch for launch in launches if _total([launch], "global_load", "accesses") >= facts.m]
-    narrow = [launch for launch in relaxing if launch.get("threads", 0) < facts.m]
-    if not narrow:
-        return None
-    widest = max(launch.get("threads", 0) for launch in narrow)
-    return (f"{narrow[0]['kernel']} read the edges with {widest} thread{'s' if widest != 1 else ''} in a launch "
-            f"for m = {facts.m} edges: relaxation runs one thread per edge, every level")
-
-
-def linear_work(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
-    """bfs frontier: total work O(V + E): the lanes' global accesses within a multiple of n + m."""
-    launches = student_launches(profile)
-    if facts.n is None or facts.m is None or not launches:
-        return None
-    accesses = _total(launches, "global_load", "accesses") + _total(launches, "global_store", "accesses")
-    factor = float(settings.get("max_accesses_per_vertex_and_edge", 64))
-    limit = factor * (facts.n + 2 * facts.m + 1)
-    if accesses <= limit:
-        return None
-    return (f"{accesses} global reads and writes for n = {facts.n}, m = {facts.m}: "
-            f"{accesses / (facts.n + 2 * facts.m + 1):.0f} per vertex and edge; a frontier BFS touches each vertex "
-            f"and edge a few times (at most {factor:g} here), not every vertex at every level")
-
-
-CHECKS = {
-    "tiled_in_shared": tiled_in_shared,
+# What lab.toml's [[work.check]] may name besides the lab's own checks.
+GENERIC_CHECKS: dict[str, CheckFunction] = {
     "coalesced_loads": coalesced_loads,
-    "launch_per_step": launch_per_step,
-    "blocked_in_shared": blocked_in_shared,
-    "every_device_works": every_device_works,
-    "thread_per_edge": thread_per_edge,
-    "linear_work": linear_work,
 }
 
 
@@ -359,7 +281,7 @@ def judge(rules: WorkRules, facts: CaseFacts, profile: dict | None) -> str | Non
             return reason
     for check in rules.checks:
         if _applies(check.when, facts):
-            reason = CHECKS[check.name](profile, facts, check.settings)
+            reason = check.run(profile, facts, check.settings)
             if reason:
                 return reason
     return None

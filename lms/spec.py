@@ -34,6 +34,22 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _test_problems(where: str, test: dict, known: set[str], points: str, most: str, required: bool,
+                   texts: tuple[str, ...]) -> list[str]:
+    """What both formats ask of one test: known keys, a name, its points (`points` of `most`;
+    `required`, or else only where given) numbers in 0..most, its `texts` strings."""
+    problems = [f"{where}: unknown key {k!r}" for k in test if k not in known]
+    if not isinstance(test.get("name"), str) or not test.get("name"):
+        problems.append(f"{where}: name is missing or not a string")
+    for key in (points, most):
+        if (required or key in test) and not _is_number(test.get(key)):
+            problems.append(f"{where}: {key} is {'missing or ' if required else ''}not a number")
+    if _is_number(test.get(points)) and _is_number(test.get(most)) and not 0 <= test[points] <= test[most]:
+        problems.append(f"{where}: {points} {test[points]} is outside 0..{most} {test[most]}")
+    problems += [f"{where}: {key} is not a string" for key in texts if key in test and not isinstance(test[key], str)]
+    return problems
+
+
 def gradescope_problems(results) -> list[str]:
     if not isinstance(results, dict):
         return ["the top level is not a JSON object"]
@@ -58,21 +74,11 @@ def gradescope_problems(results) -> list[str]:
         if not isinstance(test, dict):
             problems.append(f"{where} is not an object")
             continue
-        problems += [f"{where}: unknown key {k!r}" for k in test if k not in GS_TEST]
-        if not isinstance(test.get("name"), str) or not test.get("name"):
-            problems.append(f"{where}: name is missing or not a string")
-        for key in ("score", "max_score"):
-            if key in test and not _is_number(test[key]):
-                problems.append(f"{where}: {key} is not a number")
-        if _is_number(test.get("score")) and _is_number(test.get("max_score")) and \
-                not 0 <= test["score"] <= test["max_score"]:
-            problems.append(f"{where}: score {test['score']} is outside 0..max_score {test['max_score']}")
+        problems += _test_problems(where, test, GS_TEST, "score", "max_score", False, ("output",))
         if "status" in test and test["status"] not in GS_STATUS:
             problems.append(f"{where}: status {test['status']!r} is not passed or failed")
         if "visibility" in test and test["visibility"] not in GS_VISIBILITY:
             problems.append(f"{where}: visibility {test['visibility']!r} is not one of {sorted(GS_VISIBILITY)}")
-        if "output" in test and not isinstance(test["output"], str):
-            problems.append(f"{where}: output is not a string")
         if test.get("status") == "failed" and not str(test.get("output", "")).strip():
             problems.append(f"{where}: a failed test with no reason in its output")
     if _is_number(results.get("score")) and tests and all(_is_number(t.get("score")) for t in tests
@@ -104,18 +110,8 @@ def prairielearn_problems(results) -> list[str]:
         if not isinstance(test, dict):
             problems.append(f"{where} is not an object")
             continue
-        problems += [f"{where}: unknown key {k!r}" for k in test if k not in PL_TEST]
-        if not isinstance(test.get("name"), str) or not test.get("name"):
-            problems.append(f"{where}: name is missing or not a string")
-        for key in ("points", "max_points"):
-            if not _is_number(test.get(key)):
-                problems.append(f"{where}: {key} is missing or not a number")
-        if _is_number(test.get("points")) and _is_number(test.get("max_points")) and \
-                not 0 <= test["points"] <= test["max_points"]:
-            problems.append(f"{where}: points {test['points']} is outside 0..max_points {test['max_points']}")
-        for key in ("message", "output", "description"):
-            if key in test and not isinstance(test[key], str):
-                problems.append(f"{where}: {key} is not a string")
+        problems += _test_problems(where, test, PL_TEST, "points", "max_points", True,
+                                   ("message", "output", "description"))
     points = [t.get("points") for t in tests if isinstance(t, dict)]
     maxes = [t.get("max_points") for t in tests if isinstance(t, dict)]
     if tests and all(map(_is_number, points + maxes)) and sum(maxes) > 0 and _is_number(results.get("score")):

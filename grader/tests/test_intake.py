@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from grader.labs import load_lab
-from grader.intake import MAX_MEMBERS, SubmissionError, intake, unpack
+from grader.intake import MAX_MEMBERS, SubmissionError, folder_files, folder_sha256, intake, unpack
 
 GOOD = b"// my increment\n#include \"increment.h\"\n"
 
@@ -84,9 +84,33 @@ def test_folder_submission_copies_only_the_lab_files(tmp_path):
 def test_folder_submission_with_a_link_is_refused(tmp_path):
     folder = tmp_path / "mallory"
     folder.mkdir()
-    os.symlink("/work/main/solutions/increment/increment.c", folder / "increment.c")
-    with pytest.raises(SubmissionError, match=r"increment.c is a link \(to '/work/main/solutions"):
+    answer = tmp_path / "solutions" / "increment.c"
+    os.symlink(answer, folder / "increment.c")
+    with pytest.raises(SubmissionError, match=rf"increment.c is a link \(to '{answer}'\)"):
         intake(folder, load_lab("increment"), tmp_path / "out")
+
+
+def test_the_batch_hashes_the_files_intake_takes_by_the_same_rules(tmp_path):
+    """One definition of a folder submission's files (intake.folder_files): what intake copies
+    is what the batch hashes; a link is refused by one and hashed as a link by the other."""
+    from grader import batch
+    lab = load_lab("increment")
+    folder = tmp_path / "alice"
+    (folder / "increment").mkdir(parents=True)
+    (folder / "increment/increment.c").write_bytes(GOOD)
+    (folder / "increment/notes.txt").write_bytes(b"not the lab's: neither copied nor hashed\n")
+    taken = folder_sha256(folder, lab)
+    assert [f.name for f in folder_files(folder, lab)] == ["increment.c"]
+    assert taken == batch.submission_sha256(folder, lab)
+    (folder / "increment/notes.txt").write_bytes(b"changed\n")
+    assert folder_sha256(folder, lab) == taken
+    (tmp_path / "elsewhere.c").write_bytes(GOOD)
+    (folder / "increment/increment.c").unlink()
+    (folder / "increment/increment.c").symlink_to(tmp_path / "elsewhere.c")
+    assert "is a link" in folder_files(folder, lab)[0].problem
+    assert folder_sha256(folder, lab) not in (taken, folder_sha256(tmp_path / "empty", lab))
+    with pytest.raises(SubmissionError, match="is a link"):
+        intake(folder, lab, tmp_path / "out")
 
 
 def test_old_intake_result_is_replaced(tmp_path):

@@ -1,38 +1,16 @@
-"""grader/work.py: each work requirement, met and not met, on hand-made profiles."""
+"""grader/work.py: the generic work requirements, met and not met, on hand-made profiles; the
+rules lab.toml's [work] sets, and how a lab's own checks (labs/<lab>/work_checks.py) are found.
+The labs' own checks are tested in tests/<lab>/test_<lab>_work_checks.py."""
 
 import pytest
 
 from grader import work
+from grader.labs import ConfigError, lab_ids, lab_work_checks, load_lab
+from grader.testing import HARNESS_WRITER as HARNESS, HOST_WRITER as HOST, KERNEL_WRITER as KERNEL
+from grader.testing import profile_launch as launch, result_part as part, result_profile as profile
 from grader.work import CaseFacts, WorkConfigError, parse_rules
 
-KERNEL, HOST, HARNESS = 1, 2, 3
-WRITERS = [{"id": 0, "kind": "never"},
-           {"id": KERNEL, "kind": "kernel", "name": "k", "file": "sub/matmul/matmul.c", "line": 9, "device": 0},
-           {"id": HOST, "kind": "host_copy", "name": "cudaMemcpy", "file": "sub/matmul/matmul.c", "line": 40,
-            "device": 0},
-           {"id": HARNESS, "kind": "host_copy", "name": "cudaMemcpy", "file": "labs/fw/main.cpp", "line": 140,
-            "device": 0}]
-
-
-def profile(parts, launches=(), devices=()):
-    return {"launches": list(launches), "writers": WRITERS, "devices": list(devices),
-            "outputs": [{"what": "C", "bytes": sum(p["bytes"] for p in parts), "parts": parts}]}
-
-
-def part(writers, device=0, changed=False):
-    return {"bytes": sum(b for _, b in writers), "device": device, "file": "labs/matmul/main.cpp", "line": 157,
-            "changed_on_host": changed, "writers": [list(w) for w in writers]}
-
-
-def launch(kernel="k", threads=256, loads=None, shared_loads=0, file="sub/lab/x.c", device=0):
-    sites = [{"file": file, "line": 3, "name": "A", "global_load": loads or {"requests": 1, "sectors": 4,
-                                                                            "bytes": 128, "accesses": 32}}]
-    if shared_loads:
-        sites.append({"file": file, "line": 4, "name": "tile", "shared_load": {"requests": shared_loads}})
-    return {"kernel": kernel, "file": file, "line": 1, "device": device, "threads": threads, "sites": sites}
-
-
-FACTS = CaseFacts("c", "matmul", {"n": 16})
+FACTS = CaseFacts("c", "prog", {"n": 16})
 
 
 def test_all_computed_by_kernels_is_met():
@@ -41,7 +19,7 @@ def test_all_computed_by_kernels_is_met():
 
 def test_a_copy_from_the_host_is_named_with_its_line():
     reason = work.computed_by_kernels(profile([part([(HOST, 1024)])]), FACTS, "all")
-    assert "100% of C" in reason and "matmul.c:40" in reason
+    assert "100% of C" in reason and "lab.c:40" in reason
 
 
 def test_computed_on_the_host_and_never_copied_back():
@@ -60,17 +38,6 @@ def test_any_accepts_what_the_harness_uploaded_and_kernels_left():
     assert "no kernel wrote" in work.computed_by_kernels(profile([part([(HOST, 1000)])]), FACTS, "any")
 
 
-def test_tiled_in_shared():
-    n = 16
-    naive = {"requests": 1, "sectors": 1, "bytes": 2 * n ** 3 * 4, "accesses": 1}
-    tiled = {"requests": 1, "sectors": 1, "bytes": 2 * n ** 3 * 4 // 16, "accesses": 1}
-    facts = CaseFacts("c", "matmul", {"n": n})
-    settings = {"max_global_fraction": 0.25}
-    assert work.tiled_in_shared({"launches": [launch(loads=tiled, shared_loads=5)]}, facts, settings) is None
-    reason = work.tiled_in_shared({"launches": [launch(loads=naive)]}, facts, settings)
-    assert "2.00 n^3 floats" in reason and "no __shared__" in reason
-
-
 def test_coalesced_loads():
     coalesced = {"requests": 100, "sectors": 400, "bytes": 1, "accesses": 1}
     scattered = {"requests": 100, "sectors": 3200, "bytes": 1, "accesses": 1}
@@ -83,59 +50,40 @@ def test_kit_launches_are_not_the_students():
     assert work.student_launches({"launches": [launch(file="labs/common/device.cu"), launch()]}) == [launch()]
 
 
-def test_launch_per_step():
-    facts = CaseFacts("c", "fw", {"n": 3})
-    assert work.launch_per_step({"launches": [launch()] * 3}, facts, {}) is None
-    assert "1 kernel launch for n = 3" in work.launch_per_step({"launches": [launch()]}, facts, {})
-
-
-def test_thread_per_edge():
-    facts = CaseFacts("c", "bfs", {}, n=10, m=100)
-    edges = {"requests": 4, "sectors": 4, "bytes": 800, "accesses": 200}
-    init = launch(threads=1024)  # reads no edges: not judged
-    assert work.thread_per_edge({"launches": [init, launch(threads=128, loads=edges)]}, facts, {}) is None
-    assert "with 1 thread in a launch" in work.thread_per_edge({"launches": [init, launch(threads=1, loads=edges)]},
-                                                                facts, {})
-
-
 def test_a_result_staged_through_a_host_buffer_of_the_programs_own():
     staged = profile([part([(KERNEL, 8)], device=-1)])
     staged["outputs"][0]["staged_kernel_bytes"] = 8
     assert work.computed_by_kernels(staged, FACTS, "all") is None
 
 
-def test_every_device_works():
-    facts = CaseFacts("c", "multigpu", {}, devices=2)
-    writers = WRITERS + [{"id": 4, "kind": "kernel", "name": "k", "file": "x.c", "line": 1, "device": 1}]
-    both = {"writers": writers, "launches": [],
-            "devices": [{"device": 0, "launches": 3, "from_other_devices": 64},
-                        {"device": 1, "launches": 3, "from_other_devices": 64}],
-            "outputs": [{"what": "d", "bytes": 8, "parts": [part([(KERNEL, 4)], device=0), part([(4, 4)], device=1)]}]}
-    assert work.every_device_works(both, facts, {}) is None
-    one = dict(both, devices=[{"device": 0, "launches": 3}, {"device": 1, "launches": 0}])
-    assert "device 1 of 2 ran no kernel" in work.every_device_works(one, facts, {})
-    silent = dict(both, devices=[{"device": 0, "launches": 3}, {"device": 1, "launches": 3}])
-    assert "never exchanged" in work.every_device_works(silent, facts, {})
-    staged = dict(both, outputs=[{"what": "d", "bytes": 8, "staged_own_by_device": [[0, 64], [1, 64]],
-                                  "parts": [part([], device=-1)]}])
-    assert work.every_device_works(staged, facts, {}) is None
-    staged["outputs"][0]["staged_own_by_device"] = [[0, 64]]
-    assert "from device 1's kernels" in work.every_device_works(staged, facts, {})
-
-
 def test_rules_parse_and_refuse_unknown_checks():
     rules = parse_rules({"computed_by_kernels": "all", "check": [{"check": "coalesced_loads",
                                                                    "when": {"kernel": "naive"}}]}, "lab.toml")
     assert rules.active and rules.checks[0].when == {"kernel": "naive"}
-    with pytest.raises(WorkConfigError, match="check = 'fast'"):
+    with pytest.raises(WorkConfigError, match="check = 'fast'.*write it in labs/<lab>/work_checks.py"):
         parse_rules({"check": [{"check": "fast"}]}, "lab.toml")
 
 
+def one_launch_a_step(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
+    """A lab's own check, as labs/<lab>/work_checks.py writes one."""
+    launches = len(work.student_launches(profile))
+    return None if launches >= facts.params["n"] else f"{launches} launches"
+
+
+def test_a_labs_own_check_is_found_before_the_generic_ones():
+    own = {"steps": one_launch_a_step, "coalesced_loads": one_launch_a_step}
+    rules = parse_rules({"check": [{"check": "steps"}, {"check": "coalesced_loads"}]}, "lab.toml", own)
+    assert [check.run for check in rules.checks] == [one_launch_a_step, one_launch_a_step]
+    with pytest.raises(WorkConfigError, match=r"CHECKS in labs/x/work_checks.py: coalesced_loads, steps\)"):
+        parse_rules({"check": [{"check": "fast"}]}, "lab.toml", own, "labs/x/work_checks.py")
+
+
 def test_judge_applies_checks_by_params_and_a_missing_profile_fails():
-    rules = parse_rules({"check": [{"check": "launch_per_step", "when": {"program": "fw", "baseline": ""}}]}, "x")
-    facts = CaseFacts("c", "fw", {"n": 2})
-    assert "1 kernel launch" in work.judge(rules, facts, {"launches": [launch()]})
-    assert work.judge(rules, CaseFacts("c", "fw", {"n": 2, "baseline": "naive"}), {"launches": []}) is None
+    rules = parse_rules({"check": [{"check": "steps", "when": {"program": "p", "baseline": ""}}]}, "x",
+                        {"steps": one_launch_a_step})
+    facts = CaseFacts("c", "p", {"n": 2})
+    assert work.judge(rules, facts, {"launches": [launch()]}) == "1 launches"
+    assert work.judge(rules, CaseFacts("c", "p", {"n": 2, "baseline": "naive"}), {"launches": []}) is None
     assert "profile" in work.judge(rules, facts, None)
 
 
@@ -146,5 +94,39 @@ def test_case_options_from_args_let_hidden_cases_match():
 
 def test_coalescing_is_not_asked_of_blocks_narrower_than_a_few_lanes():
     scattered = {"requests": 100, "sectors": 3200, "bytes": 1, "accesses": 1}
-    narrow = CaseFacts("c", "matmul", {"n": 16, "ntx": 1})
-    assert work.coalesced_loads({"launches": [launch(loads=scattered)]}, narrow, {"min_ntx": 8}) is None
+    narrow = CaseFacts("c", "prog", {"n": 16, "ntx": 1})
+    settings = {"block_width_param": "ntx", "min_block_width": 8}
+    assert work.coalesced_loads({"launches": [launch(loads=scattered)]}, narrow, settings) is None
+    # Without the lab's param named, every block is judged.
+    assert work.coalesced_loads({"launches": [launch(loads=scattered)]}, narrow, {}) is not None
+
+
+def test_the_input_header_is_read_only_as_the_lab_declares_it(tmp_path):
+    graph = tmp_path / "graph.bin"
+    graph.write_bytes((5).to_bytes(4, "little") + (7).to_bytes(4, "little"))
+    assert work.read_header(graph, ("n", "m")) == {"n": 5, "m": 7}
+    assert work.read_header(graph, ()) == {}
+    graph.write_bytes((-1).to_bytes(4, "little", signed=True) + (7).to_bytes(4, "little"))
+    assert work.read_header(graph, ("n", "m")) == {}
+    assert work.read_header(tmp_path / "missing", ("n",)) == {}
+    with pytest.raises(WorkConfigError, match="input_header"):
+        parse_rules({"input_header": ["nnz"]}, "lab.toml")
+
+
+def test_every_labs_checks_load_and_every_check_lab_toml_names_is_found():
+    for lab_id in lab_ids():
+        own = lab_work_checks(lab_id)
+        for check in load_lab(lab_id).work.checks:
+            assert check.run in (*own.values(), *work.GENERIC_CHECKS.values()), (lab_id, check.name)
+
+
+def test_a_labs_checks_file_that_does_not_load_is_a_config_error_naming_it(tmp_path, monkeypatch):
+    from grader import labs
+    for lab_id, text in (("x", "CHECKS = {}\n\nraise ValueError('no')\n"), ("y", "CHECKS = ['steps']\n")):
+        (tmp_path / lab_id).mkdir()
+        (tmp_path / lab_id / "work_checks.py").write_text(text)
+    monkeypatch.setattr(labs, "LABS_DIR", tmp_path)
+    with pytest.raises(ConfigError, match=r"labs/x/work_checks.py:3 does not load \(ValueError: no\)"):
+        lab_work_checks("x")
+    with pytest.raises(ConfigError, match="labs/y/work_checks.py must define CHECKS"):
+        lab_work_checks("y")
