@@ -77,8 +77,8 @@ class Source:
 
     def shorten(self, reason: str) -> str:
         """A reason with the grader's own folders taken off the student's file names:
-        'fw/fw.c:16', not 'build/unpacked/alice-1f2e3d4c/fw/fw.c:16'. A kit folder (starter/,
-        solutions/) stays: 'starter/fw/fw.c:16' is the path the program itself prints."""
+        '<lab>/x.c:16', not 'build/unpacked/alice-1f2e3d4c/<lab>/x.c:16'. A kit folder (starter/,
+        solutions/) stays: 'starter/<lab>/x.c:16' is the path the program itself prints."""
         root = Path(self.root).resolve()
         if root.is_relative_to(KIT_ROOT.resolve()) and not root.is_relative_to(BUILD_DIR.resolve()):
             return reason.replace(str(KIT_ROOT.resolve()) + "/", "")

@@ -283,8 +283,6 @@ def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -
 def work_verdict(lab: Lab, ready: ReadyCase, plan: RunPlan, profile: dict | None) -> tuple[str, str]:
     """AC, or WORK with what the run did not do of the lab's work (lab.toml [work], grader/work.py),
     judged with the devices the plan gave the program."""
-    n, m = work_rules.header_sizes(ready.input_path)
-    params = work_rules.case_options(list(ready.case.args), dict(ready.case.params))
-    facts = work_rules.CaseFacts(ready.case.name, ready.case.program, params, n, m, plan.device_count)
+    facts = work_rules.case_facts(lab.work, ready.case, ready.input_path, plan.device_count)
     reason = work_rules.judge(lab.work, facts, profile)
     return (AC, "correct") if reason is None else (work_rules.WORK, one_line(f"not the lab's work: {reason}"))

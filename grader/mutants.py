@@ -19,7 +19,7 @@ Where mutants come from (nothing here names a lab):
   - solutions/<lab>/mutants.toml, next to the reference (so the student edition leaves it out):
         [[mutant]]
         name = "guard-dropped"               # unique within the lab
-        file = "increment.c"                 # a file of solutions/<lab>/
+        file = "kernels.c"                   # a file of solutions/<lab>/
         find = "if (first + 4 <= n) {"       # exact text; it must occur exactly once in the
         occurrence = 2                       #   file, or say which occurrence (1 = the first)
         replace = "if (1) {"
@@ -31,11 +31,10 @@ Where mutants come from (nothing here names a lab):
   - automatic mutants, made from every solution file: each `__syncthreads();` dropped, one at a
     time (sync-dropped), and each rounded-up division `(a + b - 1) / b` rounded down to `a / b`
     (grid-rounded-down). They are named <kind>@<file>:<function>#<n>, the n-th in that function;
-    mutants.toml's [equivalent] table marks one equivalent by that name ("sync-dropped@fw.c:fwStepK#1"
-    = "why"), its [caught_by] table names the checker one needs ("sync-dropped@gpu.c:phase1_kernel#1"
+    mutants.toml's [equivalent] table marks one equivalent by that name ("sync-dropped@x.c:step#1"
+    = "why"), its [caught_by] table names the checker one needs ("sync-dropped@x.c:phase1#1"
     = "racecheck"), its [note] table says why one may survive otherwise
-    ("sync-dropped@matmul.c:fast_kernel#1" = "in matmul_fast, which no case
-    runs"). A name there that no automatic mutant has is an error (the file changed: look again).
+    ("sync-dropped@x.c:fast_kernel#1" = "in a version no case runs"). A name there that no automatic mutant has is an error (the file changed: look again).
 
 How a mutant is graded: first the unchanged reference, through the same path; it must get full
 marks, and its time on each case sets the mutant's limit there (10 x the reference, at least

@@ -12,7 +12,7 @@ emulator's checks where compute-sanitizer's cannot serve:
 
 The emulator's detector (labs/emu) is deterministic and counts a store of the value already
 there as the read it is; racecheck counts it as a hazard, so a lab whose seed code does that
-(apsp's phase 1, as the NTHU report writes it) gets its shared memory checked this way instead;
+(a pivot block's phase as one source writes it) gets its shared memory checked this way instead;
 and AddressSanitizer checks every access the emulated kernels make.
 Under the CPU emulator grading checks with ASan and the race detector itself (grader/grade.py).
 """

@@ -42,8 +42,8 @@ class ReferenceTiming:
         result.points = result.max_points * self.lab.timing.slow_credit
 
     def apply_margins(self, result: CaseResult) -> bool:
-        """lab.toml's [margins]: a figure the program reports must not pass its cap (matmul:
-        the tiled kernel's time over the naive one's, both timed in the same run). True if SLOW."""
+        """lab.toml's [margins]: a figure the program reports must not pass its cap (a version's
+        time over a baseline version's, both timed in the same run). True if SLOW."""
         for figure, most in self.lab.margins.items():
             value = result.figures.get(figure)
             if isinstance(value, (int, float)) and value > most:

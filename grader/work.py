@@ -135,13 +135,6 @@ def read_header(path: Path | None, names: tuple[str, ...]) -> dict[str, int]:
     return dict(zip(names, sizes)) if min(sizes) >= 0 else {}
 
 
-def header_sizes(path: Path | None) -> tuple[int | None, int | None]:
-    """(n, m) from the first 8 bytes of the input file, or (None, None), whatever the lab declares:
-    case_facts reads only what [work] input_header names."""
-    sizes = read_header(path, HEADER_FACTS)
-    return sizes.get("n"), sizes.get("m")
-
-
 def case_facts(rules: WorkRules, case: Case, input_path: Path | None, devices: int) -> CaseFacts:
     """The facts of one run of `case` on `devices` (emulated) devices."""
     sizes = read_header(input_path, rules.input_header)

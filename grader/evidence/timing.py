@@ -3,7 +3,7 @@
     timed_repetitions(record, *, reps, warmups=0, kit_kernels=()) -> list[list[Kernel]] | str
         The student's kernel launches of each repetition (warm-ups first), or a reason why they
         cannot be told apart: the launches between the first copy to a device and the last copy
-        back (the harness's timed loop sits there: labs/increment/main.cpp, labs/matmul/main.cpp),
+        back (the harness's timed loop sits there: labs/<lab>/main.cpp),
         shared out in order, alike, over warmups + reps repetitions.
     timing_backed(repetitions, figure_ms, *, warmups=0) -> TimingEvidence
         Whether kernel_ms (the harness's figure per repetition: a mean or a median) is backed:
