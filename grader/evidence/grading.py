@@ -106,7 +106,7 @@ class GpuEvidence:
         if isinstance(emulated, RecordProblem):
             self._note(f"case {case.name}: {emulated.reason}; the GPU record was not compared")
             return ""
-        params = case_options(list(case.args), dict(case.params))
+        params = {**case_options(list(case.args), dict(case.params)), "program": case.program}
         launch_counts, geometry = self.lab.evidence.for_params(params)
         differences = compare_records(record, emulated, kit_kernels=self.kit_kernels(),
                                       launch_counts=launch_counts, geometry=geometry)

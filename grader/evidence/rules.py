@@ -7,7 +7,7 @@ which timed cases' figures the record must back (timing.py). Every key is option
     counters = true           # Nsight Compute's counters on the first small case of each program
 
     [[evidence.case]]         # other settings for the cases whose params match `when`
-    when = { kernel = "fast" }
+    when = { kernel = "fast" }   # case params, or "program"
     geometry = false
 
     [evidence.timing]         # the timed cases whose repetitions the record must show

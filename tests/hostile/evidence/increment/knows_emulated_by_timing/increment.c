@@ -1,4 +1,4 @@
-// Hostile submission (issue 32): knows it is emulated by timing a probe kernel (under 200 us:
+// Hostile submission (issue 32): knows it is emulated by timing a probe kernel (under 50 us:
 // a GPU). Under the emulator it is the reference; on a GPU it adds 1 on the host. The GPU record
 // shows probe_kernel and copies where the emulated run launched probe_kernel then increment_kernel:
 // the case loses its points. Under EMU alone: AC.
@@ -44,7 +44,7 @@ static int on_a_gpu(float *scratch)
         double start = now_us();
         probe_kernel<<<1, 1024>>>(scratch);
         CUDA_CHECK(cudaDeviceSynchronize());
-        known = now_us() - start < 200.0;
+        known = now_us() - start < 50.0;
     }
     return known;
 }
