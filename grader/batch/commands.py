@@ -201,7 +201,11 @@ def add_parsers(sub, fail) -> None:
                        help="local: builds (or emulated gradings) at once, default: the CPU count; "
                             "slurm: array tasks at once (%%N), default 16")
     batch.add_argument("--out", metavar="DIR", help="where results go (default: <lab>-grades)")
-    batch.add_argument("--emu", action="store_true", help="build and run under the CPU emulator (no GPU)")
+    where = batch.add_mutually_exclusive_group()
+    where.add_argument("--emu", action="store_true", help="build and run under the CPU emulator (no GPU)")
+    # check's word for the GPU works here too: a TA who writes `batch ... --gpu` gets the GPU
+    # grading (the default), not a usage error that leaves no class.csv (issue 32).
+    where.add_argument("--gpu", action="store_true", help="build and run on this node's GPUs (the default)")
     batch.add_argument("--cases", choices=sorted(CASE_SELECTIONS), default=PUBLIC)
     batch.add_argument("--regrade", action="store_true", help="grade again what is already graded")
     batch.add_argument("--chunk", type=int, default=1, metavar="K",

@@ -326,6 +326,9 @@ def test_batch_without_gpu_or_emu_says_what_to_do(tmp_path, monkeypatch, capsys)
     (tmp_path / "subs").mkdir()
     assert main(["batch", "increment", str(tmp_path / "subs"), "--out", str(tmp_path / "g")]) == 2
     assert "--emu" in capsys.readouterr().err
+    # check's --gpu is batch's default, said the same way (issue 32: a usage error left no class.csv)
+    assert main(["batch", "increment", str(tmp_path / "subs"), "--gpu", "--out", str(tmp_path / "g")]) == 2
+    assert "no CUDA GPU on this machine" in capsys.readouterr().err
 
 
 def test_one_batch_at_a_time_per_output_folder(tmp_path):
