@@ -110,14 +110,15 @@ class CheckProgress:
 
 
 def cmd_check(args) -> int:
-    lab = load_lab(args.lab)
     args.emu = emulate_without_gpu(args)
-    if not args.emu and not has_gpu():
-        return _fail(no_gpu_message(lab.id))
     if args.sanitize and args.emu:
         return _fail("--sanitize runs NVIDIA's compute-sanitizer on a GPU; under --emu use --asan")
+    lab = load_lab(args.lab)
+    if not args.emu and not has_gpu():
+        return _fail(no_gpu_message(lab.id))
+    source = source_for(args, lab)
     progress = CheckProgress()
-    grader = Grader(lab, source_for(args, lab), emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
+    grader = Grader(lab, source, emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
                     keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else progress.log,
                     on_result=(lambda _: None) if args.quiet else progress.result,
                     sandbox=chosen_mode(args), secret_file=args.secret_file,

@@ -216,9 +216,9 @@ def _load_work_checks(path: Path, where: str, mtime_ns: int, size: int) -> dict[
     return checks
 
 
-def _work(config: dict, lab_id: str) -> WorkRules:
+def _work(config: dict, lab_id: str, own_checks: dict[str, CheckFunction]) -> WorkRules:
     try:
-        return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml", lab_work_checks(lab_id),
+        return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml", own_checks,
                            f"labs/{lab_id}/{WORK_CHECKS_FILE}")
     except WorkConfigError as e:
         raise ConfigError(str(e)) from None
@@ -252,6 +252,10 @@ def load_lab(lab_id: str) -> Lab:
     if not set(no_peer_counts) <= set(device_counts):
         raise ConfigError(f"labs/{lab_id}/lab.toml: [devices] without_peer_access {list(no_peer_counts)} names a "
                           f"count that is not in counts {list(device_counts)}")
+    # This file's own readers first, then the tables other modules read (work, limits, evidence).
+    sanitize = _sanitize(config, lab_id, cases)
+    instructor_only = read_instructor_only(config, f"labs/{lab_id}/lab.toml")
+    work = _work(config, lab_id, lab_work_checks(lab_id))
     return Lab(
         id=lab_id,
         title=config.get("title", lab_id),
@@ -264,14 +268,14 @@ def load_lab(lab_id: str) -> Lab:
         emu_bench=tuple(tuple(str(a) for a in run) for run in config.get("bench", {}).get("emu_runs", [])),
         margins={name: float(most) for name, most in config.get("margins", {}).items()},
         limits=lab_limits(config.get("limits", {}), f"labs/{lab_id}/lab.toml"),
-        sanitize=_sanitize(config, lab_id, cases),
+        sanitize=sanitize,
         symbols={key: [str(p) for p in config.get("symbols", {}).get(key, [])] for key in ("forbid", "allow")},
         multi_device_programs=tuple(devices.get("programs", [])),
         device_counts=device_counts,
         no_peer_counts=no_peer_counts,
         hidden_recipes=tuple(cases_toml.get("hidden", [])),
-        instructor_only=read_instructor_only(config, f"labs/{lab_id}/lab.toml"),
-        work=_work(config, lab_id),
+        instructor_only=instructor_only,
+        work=work,
         evidence=_evidence(config, lab_id),
     )
 
