@@ -57,7 +57,7 @@ NM_TIME_LIMIT_S = 60
 MAX_LISTING_BYTES = 64 << 20
 
 
-def _base_name(demangled: str) -> str:
+def base_name(demangled: str) -> str:
     """'thrust::reduce<float*>(float*, float*)' -> 'thrust::reduce'; 'cublasSgemm_v2' as it is."""
     name = demangled.split("(", 1)[0]
     depth, out = 0, []
@@ -82,7 +82,7 @@ def forbidden_calls(nm_output: str, lab: Lab) -> list[tuple[str, str]]:
         match = re.match(r"^(.*?) ([A-Za-z])(?: [0-9a-fA-F]*){0,2}\s*$", line)
         if not match:
             continue
-        base, kind = _base_name(match.group(1)), match.group(2)
+        base, kind = base_name(match.group(1)), match.group(2)
         if kind not in "UWVwv" or any(fnmatch.fnmatchcase(base, a) for a in allowed):
             continue
         for pattern, what in rules.items():

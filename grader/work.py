@@ -255,9 +255,10 @@ def case_options(args: tuple[str, ...] | list[str], params: dict) -> dict:
     return {**options, **params}
 
 
-def _applies(when: dict, facts: CaseFacts) -> bool:
-    # A value of "" matches a case without that param: { kernel = "tiled", baseline = "" }.
-    return all(facts.program == value if key == "program" else facts.params.get(key, "") == value
+def when_matches(when: dict, params: dict, program: str) -> bool:
+    """lab.toml's `when` (of [[work.check]], [[evidence.case]], [evidence.timing]): each key a case
+    param, or "program"; a value of "" matches a case without that param: { kernel = "tiled", baseline = "" }."""
+    return all(program == value if key == "program" else params.get(key, "") == value
                for key, value in when.items())
 
 
@@ -273,7 +274,7 @@ def judge(rules: WorkRules, facts: CaseFacts, profile: dict | None) -> str | Non
         if reason:
             return reason
     for check in rules.checks:
-        if _applies(check.when, facts):
+        if when_matches(check.when, facts.params, facts.program):
             reason = check.run(profile, facts, check.settings)
             if reason:
                 return reason

@@ -25,14 +25,13 @@ from grader.build import Source, SourceBuilds, build_lock
 from grader.evidence import counters as gpu_counters
 from grader.evidence.compare import compare_records, kernels_in_nm
 from grader.evidence.record import Record, RecordProblem, from_emulator_profile
-from grader.evidence.rules import matches
 from grader.evidence.timing import timed_repetitions, timing_backed
 from grader.evidence.tracer_build import build_tracer
 from grader.labs import Case, Lab
 from grader.paths import SOLUTIONS_DIR
 from grader.run_plan import REFERENCE, RunPlan, counters_plan
 from grader.text import one_line
-from grader.work import case_options
+from grader.work import case_options, when_matches
 
 
 class GpuEvidence:
@@ -106,8 +105,8 @@ class GpuEvidence:
         if isinstance(emulated, RecordProblem):
             self._note(f"case {case.name}: {emulated.reason}; the GPU record was not compared")
             return ""
-        params = {**case_options(list(case.args), dict(case.params)), "program": case.program}
-        launch_counts, geometry = self.lab.evidence.for_params(params)
+        params = case_options(list(case.args), dict(case.params))
+        launch_counts, geometry = self.lab.evidence.for_case(params, case.program)
         differences = compare_records(record, emulated, kit_kernels=self.kit_kernels(),
                                       launch_counts=launch_counts, geometry=geometry)
         if differences:
@@ -145,7 +144,7 @@ class GpuEvidence:
         if rule is None or not self.enabled or self.runner.tracer is None:
             return None
         params = case_options(list(case.args), dict(case.params))
-        if not matches(rule.when, params) or rule.reps not in params:
+        if not when_matches(rule.when, params, case.program) or rule.reps not in params:
             return None
         figure = gpu_run.figures.get(self.lab.timing.metric)
         record = gpu_run.record

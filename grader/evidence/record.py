@@ -25,6 +25,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.symbols import base_name
+
 RECORD_VARIABLE = "LABKIT_GPU_RECORD"  # tracer.cpp: where it writes the record
 FORMAT_VERSION = 1
 MAX_RECORD_BYTES = 512 << 20  # a record past this is not read (a program that floods it)
@@ -95,14 +97,7 @@ class RecordProblem:
 
 def kernel_key(name: str) -> str:
     """The kernel's name without return type, parameters or template arguments."""
-    name = name.split("(", 1)[0]
-    depth, out = 0, []
-    for char in name:
-        depth += char == "<"
-        if depth == 0:
-            out.append(char)
-        depth -= char == ">"
-    words = "".join(out).split()
+    words = base_name(name).split()
     return words[-1] if words else ""
 
 

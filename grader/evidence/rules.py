@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grader.work import when_matches
+
 
 
 class EvidenceConfigError(Exception):
@@ -43,19 +45,14 @@ class EvidenceRules:
     cases: tuple[tuple[dict, dict], ...] = ()  # (when, settings)
     timing: Timing | None = None
 
-    def for_params(self, params: dict) -> tuple[str, bool]:
-        """(launch_counts, geometry) for a case with these params (work.case_options's)."""
+    def for_case(self, params: dict, program: str) -> tuple[str, bool]:
+        """(launch_counts, geometry) for a case of `program` with these params (work.case_options's)."""
         launch_counts, geometry = self.launch_counts, self.geometry
         for when, settings in self.cases:
-            if matches(when, params):
+            if when_matches(when, params, program):
                 launch_counts = settings.get("launch_counts", launch_counts)
                 geometry = settings.get("geometry", geometry)
         return launch_counts, geometry
-
-
-def matches(when: dict, params: dict) -> bool:
-    """A value of "" matches a case without that param (as lab.toml's [[work.check]] when does)."""
-    return all(str(params.get(key, "")) == str(value) for key, value in when.items())
 
 
 def _launch_counts(value, where: str) -> str:

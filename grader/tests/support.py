@@ -28,11 +28,15 @@ needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/
                                 reason="nvcc is not installed: the compile-error test needs the CUDA compiler")
 
 
-def with_fake_program(grader, program: Path, expected: Path, work: Path):
-    """A Grader that runs `program` as its build of the fake lab, on cases whose expected output
-    is `expected`, in `work`: what its runner would otherwise build and make."""
-    from grader.build import BuildResult
+def fake_grader(program: Path, expected: Path, tmp_path: Path, *, emu: bool, timed: bool = True):
+    """A Grader of the fake lab (one case) that runs `program` as its build, on a case whose expected
+    output is `expected`, in tmp_path/work: what its runner would otherwise build and make. The
+    sandbox is off: the fake is a Python script, and the sandbox shows it no Python."""
+    from grader.build import BuildResult, Source
+    from grader.grade import Grader
+    grader = Grader(fake_lab([fake_case(timed=timed)]), Source("sub-x", tmp_path, submission=True), emu=emu,
+                    log=lambda *_: None, sandbox="off")
     grader.builds.set_graded(BuildResult(True, {"fake": program}, "", ""))
     grader.runner.prepare = lambda case: ready(case, expected)
-    grader.runner.work = work
+    grader.runner.work = tmp_path / "work"
     return grader

@@ -41,16 +41,12 @@ def test_reported_fast_but_the_process_was_slow():
 
 
 def test_grader_judges_a_flagged_case_on_its_wall_time(fake_program, expected_file, tmp_path, monkeypatch):
-    from grader.grade import Grader
-    from grader.build import Source
-    from support import fake_case, fake_lab, with_fake_program
+    from support import fake_grader
     # Reports 1200 ms (within 1.5 x the reference's 1000 ms) but the reference process took 0.1 s
     # in all and this one more than 1.2 s: the grader's clock wins.
     monkeypatch.setenv("FAKE_KERNEL_MS", "1200")
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})
-    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path, submission=True), emu=False, log=lambda *_: None,
-                    sandbox="off")
-    with_fake_program(grader, fake_program, expected_file, tmp_path / "work")
+    grader = fake_grader(fake_program, expected_file, tmp_path, emu=False)
     timing = grader.reference_timing()
     timing.walls = {"c1": 0.1}
     result = grader._grade_case(grader.cases[0], {"c1": 1000.0}, timing)

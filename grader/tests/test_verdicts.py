@@ -7,7 +7,7 @@ from grader.build import Source
 from grader.case_run import judge, run_case
 from grader.verdict import AC, RE, SLOW, TLE, WA
 
-from support import fake_case, fake_lab, ready, with_fake_program
+from support import fake_case, fake_grader, fake_lab, ready
 
 
 def verdict_of(mode, fake_program, expected_file, tmp_path, **kw):
@@ -93,9 +93,7 @@ def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake
                                                  tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KERNEL_MS", str(kernel_ms))
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})  # FAKE_KERNEL_MS
-    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path, submission=True), emu=False, log=lambda *_: None,
-                    sandbox="off")  # the fake is a Python script: the sandbox shows it no Python
-    with_fake_program(grader, fake_program, expected_file, tmp_path / "work")
+    grader = fake_grader(fake_program, expected_file, tmp_path, emu=False)
     result = grader._grade_case(grader.cases[0], {"c1": 1.0}, grader.reference_timing())
     assert (result.verdict, result.points) == (verdict, points)
     assert "x reference 1.000" in result.timing_note
@@ -104,9 +102,7 @@ def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake
 def test_timing_is_skipped_and_said_under_emulation(fake_program, expected_file, tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_KERNEL_MS", "100")
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})
-    grader = Grader(fake_lab([fake_case(timed=True)]), Source("sub-x", tmp_path, submission=True), emu=True, log=lambda *_: None,
-                    sandbox="off")
-    with_fake_program(grader, fake_program, expected_file, tmp_path / "work")
+    grader = fake_grader(fake_program, expected_file, tmp_path, emu=True)
     result = grader._grade_case(grader.cases[0], {}, grader.reference_timing())
     assert result.verdict == AC
     assert result.timing_note == "timing threshold skipped: CPU emulation (EMU=1)"
