@@ -1,6 +1,6 @@
 // The GPU's FP32 ceiling for `make bench LAB=nbody`, from the same run: the peak its SMs can
 // issue at its clock (SMs x FP32 lanes a SM x 2 flops a fused multiply-add x clock), and what a
-// kernel of independent fused multiply-adds reaches, with the clock that kernel ran at.
+// kernel of independent fused multiply-adds reaches.
 #pragma once
 
 struct Fp32Peak {
@@ -9,7 +9,6 @@ struct Fp32Peak {
     double clock_mhz = 0;      // the device's peak clock, as it reports it
     double peak_gflops = 0;    // sms * lanes_per_sm * 2 * clock
     double fma_gflops = 0;     // measured: a kernel doing nothing but fused multiply-adds
-    double fma_clock_mhz = 0;  // measured: clock64() cycles over event time in that kernel
 };
 
 // GPU only (the emulator has no SMs to count); every CUDA call checked.
