@@ -108,8 +108,9 @@ struct DeviceBodies {
         host.vel.resize(n);
         CUDA_CHECK(cudaMemcpy(host.pos.data(), pos, bytes, cudaMemcpyDeviceToHost));
         CUDA_CHECK(cudaMemcpy(host.vel.data(), vel, bytes, cudaMemcpyDeviceToHost));
-        lab_result_ready(host.pos.data(), bytes, "the positions after the step");
-        lab_result_ready(host.vel.data(), bytes, "the velocities after the step");
+        // x, y, z of each float4: the step leaves pos.w (the mass) and vel.w as they were.
+        lab_result_rows_ready(host.pos.data(), sizeof(Body), 3 * sizeof(float), n, "the positions after the step");
+        lab_result_rows_ready(host.vel.data(), sizeof(Body), 3 * sizeof(float), n, "the velocities after the step");
         return host;
     }
 };
