@@ -178,7 +178,7 @@ def memcheck_finding(stderr: str) -> str:
         return ""
     kind = re.search(r"AddressSanitizer: ([\w-]+)", first)
     kind = kind.group(1) if kind else "error"
-    # "#0 0x55d0 in add_kernel(float*, int) tests/x/lab.c:9" (a signature may
+    # "#0 0x55d0 in add_kernel(float*, int) sub/lab/add.c:9" (a signature may
     # hold spaces; the file is the frame's last word, with its line and perhaps a column).
     frames = re.findall(r"^\s*#\d+ 0x[0-9a-f]+ in (.+) (\S+\.(?:c|cu|cpp|h|cuh):\d+)(?::\d+)?\s*$", stderr, re.M)
     own = next((f"{function.split('(')[0]} {where}" for function, where in frames if not _kit_or_system(where)), "")
