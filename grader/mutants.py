@@ -79,7 +79,7 @@ KINDS = {
     "off-by-one": "a loop bound off by one (< -> <=, < n -> < n - 1)",
     "copy-skipped": "a copy skipped (a cudaMemcpy removed)",
     "index-swapped": "row and column swapped (threadIdx.x/.y, blockIdx.x/.y in an index)",
-    "exchange-skipped": "the multi-GPU exchange skipped (pivot-row send, peer copies)",
+    "exchange-skipped": "the multi-GPU exchange skipped (a send between devices, peer copies)",
     "padding-ignored": "the padded width ignored (the padded stride replaced by n)",
     "flag-not-reset": "a flag not reset each iteration (done / changed)",
     "remainder-dropped": "the remainder of an uneven split dropped",

@@ -25,7 +25,6 @@ import json
 import re
 import shutil
 import socket
-import stat
 import sys
 import time
 import traceback
@@ -44,7 +43,8 @@ from grader.hidden import Secret
 from grader.labs import ConfigError, load_lab
 from grader.program_files import remove_tree
 from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR, TESTCASES_DIR
-from grader.intake import MAX_FILE_BYTES, MAX_TARBALL_BYTES, SubmissionError, allowed_names
+from grader.intake import MAX_TARBALL_BYTES, SubmissionError
+from grader.intake import folder_sha256
 from grader.intake import intake as submission_intake
 from grader.sandbox import sandbox_for
 from grader.shared_files import exclusive_lock, write_atomically
@@ -90,21 +90,7 @@ def submission_sha256(path: Path, lab) -> str:
         if size > MAX_TARBALL_BYTES:
             raise SubmissionError(f"refused: {path.name} is {size} bytes; the limit is {MAX_TARBALL_BYTES}")
         return sha256_of(path)
-    base = path / lab.id if (path / lab.id).is_dir() else path
-    digest = hashlib.sha256()
-    for name in allowed_names(lab):
-        file = base / name
-        try:
-            info = file.lstat()
-        except OSError:
-            continue
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
-            content = f"not a plain file of at most {MAX_FILE_BYTES} bytes: {info.st_mode:o} {info.st_size}".encode()
-        else:
-            content = file.read_bytes()
-        digest.update(f"{name}\0{len(content)}\0".encode())
-        digest.update(content)
-    return digest.hexdigest()
+    return folder_sha256(path, lab)
 
 
 def discover(folder: Path, lab, *, exclude: Path | None = None) -> list[Submission]:
