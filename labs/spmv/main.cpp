@@ -149,15 +149,15 @@ static bool report_check(const SpmvCheck &check, const CsrMatrix &A, const char 
     char got[32];
     std::snprintf(got, sizeof got, std::isnan(check.first_got) ? "NaN" : "%.9g", check.first_got);
     int row = check.first_row;
-    std::printf("WRONG (%s): %d of %d entries of y are off by more than (row length + 2) u times the row's "
-                "sum of |a_ij x_j| and |y_i|; the first, y[%d] (row %d has %d nonzeros), is %s, expected %.9g "
-                "(allowed error %.3g)\n",
-                what, check.wrong, A.rows, row, row, A.row_length(row), got, check.first_want, check.first_allowed);
-    if (check.wrong_nan == check.wrong)
-        std::printf("  every wrong entry is NaN: a product or a sum read memory no one wrote\n");
-    else if (std::fabs(check.first_got - check.first_want) > 0.25)
-        std::printf("  off by more than a product: a nonzero dropped or counted twice, or a sum carried across "
-                    "the end of a row\n");
+    // One line: the grader quotes the program's WRONG line as its reason.
+    const char *hint = check.wrong_nan == check.wrong
+                           ? "; every wrong entry is NaN: a product or a sum read memory no one wrote"
+                       : std::fabs(check.first_got - check.first_want) > 1000 * check.first_allowed
+                           ? "; far past rounding: a nonzero dropped or counted twice, or a sum carried across the end of a row"
+                           : "";
+    std::printf("WRONG (%s): y[%d] is %s, expected %.9g (allowed error %.3g: row %d has %d nonzeros); %d of %d entries "
+                "off by more than (row length + 2) u times |y_i| + sum_j |a_ij x_j|%s\n",
+                what, row, got, check.first_want, check.first_allowed, row, A.row_length(row), check.wrong, A.rows, hint);
     return false;
 }
 
@@ -209,20 +209,20 @@ static int checked_run(const Cli &cli, LabResult &result)
     if (!out.empty())
         write_binary_file(out, y.data(), y.size() * sizeof(float));
 
-    SpmvCheck check = check_result(A, x, y0, y.data());
-    bool right = report_check(check, A, kernel_name(kernel));
-    result.set("wrong_entries", check.wrong);
+    int32_t rule = kernel == SPMV_HYBRID ? bell_garland_line(A) : -1;
     if (kernel == SPMV_HYBRID) {
-        int32_t rule = bell_garland_line(A);
         std::printf("hybrid line: K = %d (the rule: K = %d; %lld of %d nonzeros past it)\n", line, rule,
                     static_cast<long long>(nonzeros_past(A, rule)), A.nnz());
         result.set("hybrid_line", line);
-        if (line != rule) {
-            std::printf("WRONG (hybrid): your line is at K = %d; Bell and Garland's rule puts it at K = %d, the largest "
-                        "K such that at least a third of the rows (%d of %d) have K or more nonzeros\n",
-                        line, rule, (A.rows + 2) / 3, A.rows);
-            right = false;
-        }
+    }
+    SpmvCheck check = check_result(A, x, y0, y.data());
+    bool right = report_check(check, A, kernel_name(kernel));
+    result.set("wrong_entries", check.wrong);
+    // Last, and short: the grader quotes the end of what the program printed.
+    if (kernel == SPMV_HYBRID && line != rule) {
+        std::printf("WRONG (hybrid): your line is at K = %d, the rule's at K = %d: the largest K with a third of "
+                    "the rows (%d of %d) of K or more nonzeros\n", line, rule, (A.rows + 2) / 3, A.rows);
+        right = false;
     }
     return right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
 }

@@ -54,6 +54,7 @@ CASES = {
     "fw": ["spot-check-4", "dircycle-100"],
     "apsp": ["cpu-g05-one-past", "gpu-g05-one-past", "multigpu-g01-sparse"],
     "bfs": ["bfs-lecture", "bfs-chain", "frontier-lecture", "frontier-chain"],
+    "spmv": ["row-powerlaw", "element-powerlaw", "hybrid-powerlaw"],
 }
 
 
