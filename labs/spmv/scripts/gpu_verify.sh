@@ -12,6 +12,7 @@ nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader | t
 make -s -j"$(nproc)" spmv SOL=1 2>&1 | tail -20 || exit 1
 
 echo "== bench (recorded)"
+python3 labs/spmv/scripts/bench_table.py || exit 1
 make -s bench LAB=spmv RECORD=1 2>&1 | tee "$LOG/bench.txt"
 cp handouts/figures/spmv-bench.toml "$LOG/" 2>/dev/null
 cp handouts/spmv.md "$LOG/spmv.md" 2>/dev/null
