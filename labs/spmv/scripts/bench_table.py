@@ -1,5 +1,5 @@
 """Puts the bench table of handouts/spmv.md in place: one row per matrix and version, each figure
-a quoted-figure marker of handouts/figures/spmv-bench.toml (authoring/quoted.py), so that
+a quoted-figure marker of spmv-bench.toml in handouts/figures/ (authoring/quoted.py), so that
 `make bench LAB=spmv RECORD=1`, run next, records those figures and writes them into the table.
 
     python3 labs/spmv/scripts/bench_table.py     # before the recorded bench (gpu_verify.sh runs it)
@@ -20,8 +20,13 @@ VERSIONS = ("row", "element", "hybrid", "cuSPARSE")
 BLOCK = re.compile(r"(<!-- bench-table spmv -->\n).*?(<!-- /bench-table -->)", re.S)
 
 
+# The marker's opening is put together here so that this file holds no marker of its own
+# (authoring/quoted.py reads every file of the kit for them).
+OPEN, CLOSE = "<!--" + " fig", "<!--" + " /fig -->"
+
+
 def marker(figure: str, fmt: str) -> str:
-    return f"<!-- fig spmv-bench spmv-bench.{figure} {fmt} -->?<!-- /fig -->"
+    return f"{OPEN} spmv-bench spmv-bench.{figure} {fmt} -->?{CLOSE}"
 
 
 def table() -> str:
