@@ -44,6 +44,10 @@ def longest_row(case, input_path: Path) -> int:
             if case.params.get("banner", "").endswith("symmetric") and triple[0] != triple[1]:
                 counts[triple[1]] = counts.get(triple[1], 0) + 1
         return max(counts.values())
+    if input_path.read_bytes().startswith(b"%%MatrixMarket"):  # a committed general file
+        lines = [l for l in input_path.read_text().splitlines() if l and not l.startswith("%")][1:]
+        rows = [l.split()[0] for l in lines]
+        return max(rows.count(r) for r in set(rows))
     _, _, row_ptr, _, _ = read_csr(input_path)
     return max(b - a for a, b in zip(row_ptr, row_ptr[1:]))
 
