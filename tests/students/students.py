@@ -55,6 +55,7 @@ CASES = {
     "apsp": ["cpu-g05-one-past", "gpu-g05-one-past", "multigpu-g01-sparse"],
     "bfs": ["bfs-lecture", "bfs-chain", "frontier-lecture", "frontier-chain"],
     "nbody": ["naive-cube-100", "tiled-cube-100"],
+    "spmv": ["row-powerlaw", "element-powerlaw", "hybrid-powerlaw"],
 }
 
 
