@@ -4,7 +4,7 @@
 //
 // What a fragment holds. CUDA leaves the mapping of matrix elements to the lanes of a warp
 // unspecified for wmma; the GPU's compiler turns a wmma operation into mma.sync instructions,
-// whose fragments the PTX ISA documents ([NVIDIA PTX ISA], "Matrix fragments for mma.m16n8k8",
+// whose fragments the PTX ISA documents ([NVIDIA PTX ISA n.d.], "Matrix fragments for mma.m16n8k8",
 // "m16n8k16", "m8n8k4"). Here each fragment follows those: a 16 x 16 accumulator is two
 // m16n8 halves (elements 0-3 and 4-7), lane l holding rows l/4 and l/4 + 8, columns 2 (l%4)
 // and 2 (l%4) + 1 of each; the operands likewise (layout_of below). A kernel that works on
@@ -170,18 +170,18 @@ struct Owners {
 template <class T, class S>
 inline double operand_value(const S &x)
 {
-    if (std::is_same<T, precision::tf32>::value) {
+    if constexpr (std::is_same<T, precision::tf32>::value) {
         float f = static_cast<float>(x);
         std::uint32_t bits;
         std::memcpy(&bits, &f, 4);
         bits &= ~0x1fffu;
         std::memcpy(&f, &bits, 4);
         return f;
-    }
-    if constexpr (std::is_integral<S>::value)
+    } else if constexpr (std::is_integral<S>::value) {
         return static_cast<double>(x);
-    else
+    } else {
         return static_cast<double>(static_cast<float>(x));
+    }
 }
 
 template <class S>
@@ -314,7 +314,7 @@ inline void mma_sync(fragment<accumulator, M, N, K, TD> &d, const fragment<matri
     for (int e = 0; e < FD::num_elements; ++e) {
         detail::Coord at = detail::element_coord<FC>((int)met.lane, e);
         double sum = detail::operand_value<TC>(c.x[e]);
-        if (std::is_same<TA, double>::value) {  // IEEE FP64: one rounded fma per product, k in order
+        if constexpr (std::is_same<TA, double>::value) {  // IEEE FP64: one rounded fma per product, k in order
             for (int k = 0; k < K; ++k)
                 sum = std::fma(lanes[a_owner.lane[at.row][k]]->a->x[a_owner.element[at.row][k]],
                                lanes[b_owner.lane[k][at.col]]->b->x[b_owner.element[k][at.col]], sum);
