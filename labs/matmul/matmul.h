@@ -24,7 +24,7 @@ void matmul_tiled(const float *A, const float *B, float *C, int n, int tile);
 // its own block size. `make bench LAB=matmul` compares the reference solution's with cuBLAS.
 void matmul_fast(const float *A, const float *B, float *C, int n);
 
-// Optional (handout, exploration 6, "Past cuBLAS: tensor cores"): the product on tensor cores
+// Optional (handout, exploration 7, "Past cuBLAS: tensor cores"): the product on tensor cores
 // (nvcuda::wmma, TF32) at FP32 accuracy, each operand split into a TF32 value and a TF32
 // residual and three tensor-core products summed ("3xTF32"). Its own block size, like fast.
 void matmul_tensor(const float *A, const float *B, float *C, int n);
