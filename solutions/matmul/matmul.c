@@ -473,10 +473,18 @@ struct TensorShape {
                   "shared tiles keep fragments 32-byte aligned");
 };
 
+// TF32 fragments exist from compute capability 8.0 (Ampere) on: for an older GPU's build
+// (ARCH=sm_75) the device code below compiles to a trap and matmul_tensor says why.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define TENSOR_CORES_TF32 1
+#endif
+
 namespace wmma = nvcuda::wmma;
+#ifdef TENSOR_CORES_TF32
 using TensorA = wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
 using TensorB = wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
 using TensorAcc = wmma::fragment<wmma::accumulator, 16, 16, 8, float>;
+#endif
 
 // Starts the copies of the k tile at k0 into one stage. VEC4 (n % 4 == 0): 16 bytes at a time;
 // otherwise 4. Elements past the edge of the matrix are zero-filled (nothing is read there).
@@ -521,6 +529,7 @@ __device__ __forceinline__ void copy_tensor_tiles(const float *A, const float *B
     }
 }
 
+#ifdef TENSOR_CORES_TF32
 // x = big + small, both TF32 (small: what TF32 rounding dropped from x, itself rounded).
 template <class Fragment>
 __device__ __forceinline__ void split_tf32(const Fragment &x, Fragment &big, Fragment &small)
@@ -585,10 +594,15 @@ __device__ __forceinline__ void multiply_tensor_tile(const float *As, const floa
     }
 }
 
+#endif  // TENSOR_CORES_TF32
+
 template <class S, bool VEC4>
 __global__ void __launch_bounds__(S::THREADS)
 tensor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)
 {
+#ifndef TENSOR_CORES_TF32
+    __trap();  // launch_tensor refuses such a GPU before launching
+#else
     extern __shared__ __align__(128) float tensor_shared[];
     float *As = tensor_shared, *Bs = tensor_shared + S::STAGES * S::A_FLOATS;
 
@@ -666,14 +680,25 @@ tensor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *_
                 dst[e] = src[e];
         }
     }
+#endif
 }
 
 template <class S>
 static void launch_tensor(const float *A, const float *B, float *C, int n)
 {
-    // Past 48 KiB of shared memory a kernel must ask for it, once.
+    // Past 48 KiB of shared memory a kernel must ask for it, once; and TF32 needs Ampere or later.
     static bool opted_in = false;
     if (!opted_in) {
+        int device = 0, major = 0, minor = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+        if (major < 8) {
+            fprintf(stderr, "matmul_tensor: TF32 tensor cores need a GPU of compute capability 8.0 or later "
+                            "(Ampere, Hopper); this one is %d.%d. Run the tensor kernels on such a GPU, or under "
+                            "the CPU emulator (EMU=1)\n", major, minor);
+            exit(LAB_EXIT_USAGE);
+        }
         CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<S, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         S::SHARED_BYTES));
         CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<S, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -265,6 +265,9 @@ inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout> &a, const P *p, u
 {
     static_assert(!std::is_same<Use, accumulator>::value,
                   "wmma::load_matrix_sync: an accumulator's load takes the memory layout (mem_row_major or mem_col_major)");
+    static_assert(std::is_same<Layout, row_major>::value || std::is_same<Layout, col_major>::value,
+                  "wmma::load_matrix_sync: a matrix_a or matrix_b fragment needs its layout, row_major or col_major, "
+                  "as the fragment's last template argument");
     detail::load_elements(a, p, ldm, detail::is_row_major<Layout>());
 }
 
