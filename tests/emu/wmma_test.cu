@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "emu_test_util.h"
+#include "exit_codes.h"
 
 using namespace nvcuda;
 
@@ -256,4 +257,49 @@ TEST(Wmma, OperandsFollowTheMmaSyncLayouts)
         row = 2 * t + e % 2 + 8 * ((e % 4) / 2);
         col = 8 * (e / 4) + g;
     });
+}
+
+// A tile passed from warp 0 to warp 1 through shared memory by store_matrix_sync and
+// load_matrix_sync: the race detector sees both, so the missing barrier is a race, named at
+// the load's line.
+template <bool kBarrier>
+__global__ void pass_tile_between_warps(float *out)
+{
+    __shared__ float tile[256];
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+    if (threadIdx.x < 32) {
+        wmma::fill_fragment(c, 2.0f);
+        wmma::store_matrix_sync(tile, c, 16, wmma::mem_row_major);
+    }
+    if (kBarrier) __syncthreads();
+    if (threadIdx.x >= 32) {
+        wmma::load_matrix_sync(c, tile, 16, wmma::mem_row_major);
+        wmma::store_matrix_sync(out, c, 16, wmma::mem_row_major);
+    }
+}
+const int kTileLoadLine = __LINE__ - 4;
+
+TEST(Wmma, RaceDetectorSeesFragmentsInSharedMemory)
+{
+    DeviceArray<float> out(256);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            setenv("EMU_RACECHECK", "1", 1);
+            pass_tile_between_warps<false><<<1, 64>>>(out.get());
+            cudaDeviceSynchronize();
+            std::exit(0);
+        },
+        ::testing::ExitedWithCode(LAB_EXIT_RACE),
+        "data race on __shared__ .*wmma::(load|store)_matrix_sync.*wmma_test.cu:" + std::to_string(kTileLoadLine));
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            setenv("EMU_RACECHECK", "1", 1);
+            pass_tile_between_warps<true><<<1, 64>>>(out.get());
+            cudaDeviceSynchronize();
+            std::vector<float> got = out.host();
+            std::exit(got[0] == 2.0f && got[255] == 2.0f ? 0 : 1);
+        },
+        ::testing::ExitedWithCode(0), "^$");
 }

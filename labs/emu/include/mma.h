@@ -22,7 +22,8 @@
 //
 // mma_sync is a warp-wide operation: every lane of the warp calls it, as on a GPU; here the
 // lanes meet (as at a __syncwarp) to read each other's fragments. Loads and stores are done by
-// each lane for its own elements. The profile counts each call (EMU_PROFILE: "wmma").
+// each lane for its own elements; those of shared memory are seen by the race detector and
+// the profile (load_elements). The profile counts each mma_sync (EMU_PROFILE: "wmma").
 #pragma once
 
 #include <cmath>
@@ -32,11 +33,27 @@
 #include <cstring>
 #include <type_traits>
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include "cuda_emu/block_sync.h"
+#include "cuda_emu/memory_access.h"
 #include "cuda_fp16.h"
 
 namespace cudaemu {
 void note_warp_matrix_op();  // the profile's count, once a warp (src/engine/device_entry_points.cpp)
+
+// The site of a load_matrix_sync or store_matrix_sync, from the caller's file and line
+// (__builtin_FILE and __builtin_LINE as default arguments: the student's, through the
+// rewriter's #line), made once and kept, as the checkers keep pointers to sites.
+inline const AccessSite *warp_matrix_site(const char *file, int line, const char *name)
+{
+    static std::mutex mutex;
+    static std::map<std::pair<const char *, int>, AccessSite> sites;
+    std::lock_guard<std::mutex> lock(mutex);
+    return &sites.emplace(std::make_pair(file, line), AccessSite{file, line, name}).first->second;
+}
 }
 
 namespace nvcuda {
@@ -248,12 +265,21 @@ inline std::size_t offset_of(Coord c, unsigned ldm, bool row_major_memory)
     return row_major_memory ? (std::size_t)c.row * ldm + c.col : (std::size_t)c.col * ldm + c.row;
 }
 
+// Each element read is shown to the checkers as a __shared__ access (the runtime ignores it
+// unless the address is in the block's shared memory): the race detector then sees a warp's
+// fragment loads and stores of a shared tile, and the profile their bank conflicts. Fragment
+// loads and stores of global memory are not watched.
 template <class F, class P>
-inline void load_elements(F &a, const P *p, unsigned ldm, bool row_major_memory)
+inline void load_elements(F &a, const P *p, unsigned ldm, bool row_major_memory, const char *file, int line)
 {
     int lane = lane_of_thread();
-    for (int e = 0; e < F::num_elements; ++e)
-        a.x[e] = static_cast<typename F::element_type>(p[offset_of(element_coord<F>(lane, e), ldm, row_major_memory)]);
+    for (int e = 0; e < F::num_elements; ++e) {
+        const P *at = p + offset_of(element_coord<F>(lane, e), ldm, row_major_memory);
+        if (__builtin_expect(::cudaemu::access_hooks_on, 0))
+            ::cudaemu::observe_shared_access(at, sizeof(P), ::cudaemu::Access::Read,
+                                             ::cudaemu::warp_matrix_site(file, line, "wmma::load_matrix_sync"));
+        a.x[e] = static_cast<typename F::element_type>(*at);
+    }
 }
 
 template <class L> constexpr bool is_row_major() { return std::is_same<L, row_major>::value; }
@@ -261,29 +287,42 @@ template <class L> constexpr bool is_row_major() { return std::is_same<L, row_ma
 
 // Operands: the fragment's own layout says how memory holds the matrix. ldm counts elements.
 template <class Use, int M, int N, int K, class T, class Layout, class P>
-inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout> &a, const P *p, unsigned ldm)
+inline void load_matrix_sync(fragment<Use, M, N, K, T, Layout> &a, const P *p, unsigned ldm,
+                             const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
     static_assert(!std::is_same<Use, accumulator>::value,
                   "wmma::load_matrix_sync: an accumulator's load takes the memory layout (mem_row_major or mem_col_major)");
     static_assert(std::is_same<Layout, row_major>::value || std::is_same<Layout, col_major>::value,
                   "wmma::load_matrix_sync: a matrix_a or matrix_b fragment needs its layout, row_major or col_major, "
                   "as the fragment's last template argument");
-    detail::load_elements(a, p, ldm, detail::is_row_major<Layout>());
+    detail::load_elements(a, p, ldm, detail::is_row_major<Layout>(), file, line);
 }
 
 template <int M, int N, int K, class T, class P>
-inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &a, const P *p, unsigned ldm, layout_t layout)
+inline void load_matrix_sync(fragment<accumulator, M, N, K, T> &a, const P *p, unsigned ldm, layout_t layout,
+                             const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
-    detail::load_elements(a, p, ldm, layout == mem_row_major);
+    detail::load_elements(a, p, ldm, layout == mem_row_major, file, line);
 }
 
 template <int M, int N, int K, class T, class P>
-inline void store_matrix_sync(P *p, const fragment<accumulator, M, N, K, T> &a, unsigned ldm, layout_t layout)
+inline void store_matrix_sync(P *p, const fragment<accumulator, M, N, K, T> &a, unsigned ldm, layout_t layout,
+                              const char *file = __builtin_FILE(), int line = __builtin_LINE())
 {
     using F = fragment<accumulator, M, N, K, T>;
     int lane = detail::lane_of_thread();
-    for (int e = 0; e < F::num_elements; ++e)
-        p[detail::offset_of(detail::element_coord<F>(lane, e), ldm, layout == mem_row_major)] = static_cast<P>(a.x[e]);
+    for (int e = 0; e < F::num_elements; ++e) {
+        P *at = p + detail::offset_of(detail::element_coord<F>(lane, e), ldm, layout == mem_row_major);
+        P value = static_cast<P>(a.x[e]);
+        if (__builtin_expect(::cudaemu::access_hooks_on, 0)) {  // seen once made, as the rewriter's stores are
+            bool same = std::memcmp(at, &value, sizeof(P)) == 0;  // the value already there: a read to others
+            *at = value;
+            ::cudaemu::observe_shared_access(at, sizeof(P), same ? ::cudaemu::Access::Rewrite : ::cudaemu::Access::Write,
+                                             ::cudaemu::warp_matrix_site(file, line, "wmma::store_matrix_sync"));
+        } else {
+            *at = value;
+        }
+    }
 }
 
 // d = a·b + c for the warp's whole matrices. Each lane deposits where its fragments are, every
