@@ -46,13 +46,14 @@ void note_warp_matrix_op();  // the profile's count, once a warp (src/engine/dev
 
 // The site of a load_matrix_sync or store_matrix_sync, from the caller's file and line
 // (__builtin_FILE and __builtin_LINE as default arguments: the student's, through the
-// rewriter's #line), made once and kept, as the checkers keep pointers to sites.
+// rewriter's #line), made once and kept to the very end: the checkers keep pointers to sites
+// and read them at exit (the profile's report), after function-local statics are destroyed.
 inline const AccessSite *warp_matrix_site(const char *file, int line, const char *name)
 {
-    static std::mutex mutex;
-    static std::map<std::pair<const char *, int>, AccessSite> sites;
-    std::lock_guard<std::mutex> lock(mutex);
-    return &sites.emplace(std::make_pair(file, line), AccessSite{file, line, name}).first->second;
+    static std::mutex *const mutex = new std::mutex;
+    static auto *const sites = new std::map<std::pair<const char *, int>, AccessSite>;
+    std::lock_guard<std::mutex> lock(*mutex);
+    return &sites->emplace(std::make_pair(file, line), AccessSite{file, line, name}).first->second;
 }
 }
 
