@@ -21,11 +21,11 @@ static void cublas_check(cublasStatus_t status, const char *call, int line)
 }
 #define CUBLAS_CHECK(call) cublas_check((call), #call, __LINE__)
 
-CublasSgemm::CublasSgemm(bool pedantic) : pedantic_(pedantic)
+CublasSgemm::CublasSgemm(CublasMath math) : math_(math)
 {
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
-    CUBLAS_CHECK(cublasSetMathMode(handle, pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
+    CUBLAS_CHECK(cublasSetMathMode(handle, math == CublasMath::Pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
     handle_ = handle;
 }
 
@@ -38,18 +38,21 @@ void CublasSgemm::run(const float *A, const float *B, float *C, int n)
     // column-major Cᵀ = Bᵀ·Aᵀ, which is B times A in cuBLAS's eyes.
     CUBLAS_CHECK(cublasGemmEx(static_cast<cublasHandle_t>(handle_), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
                               B, CUDA_R_32F, n, A, CUDA_R_32F, n, &zero, C, CUDA_R_32F, n,
-                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                              math_ == CublasMath::Tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
 }
 
 std::string CublasSgemm::describe() const
 {
+    if (math_ == CublasMath::Tf32)
+        return "cublasGemmEx, FP32 in and out, CUBLAS_COMPUTE_32F_FAST_TF32";
     return std::string("cublasGemmEx, FP32 in and out, CUBLAS_COMPUTE_32F, ") +
-           (pedantic_ ? "CUBLAS_PEDANTIC_MATH" : "CUBLAS_DEFAULT_MATH");
+           (math_ == CublasMath::Pedantic ? "CUBLAS_PEDANTIC_MATH" : "CUBLAS_DEFAULT_MATH");
 }
 
 #else  // LABKIT_EMU: no cuBLAS on the CPU
 
-CublasSgemm::CublasSgemm(bool pedantic) : pedantic_(pedantic)
+CublasSgemm::CublasSgemm(CublasMath math) : math_(math)
 {
     throw LabError("cuBLAS is unavailable under CPU emulation (EMU=1): --bench needs a GPU");
 }

@@ -1,15 +1,19 @@
-// cuBLAS SGEMM in plain FP32: the ceiling `matmul --bench` measures the kernels against.
+// cuBLAS SGEMM in plain FP32: the ceiling `matmul --bench` measures the kernels against; and
+// in TF32 mode, the error table's other library row.
 // Only the bench uses it; under the CPU emulator (EMU=1) there is no cuBLAS, and creating one
 // throws a LabError that says so.
 #pragma once
 
 #include <string>
 
+// Default and Pedantic (CUBLAS_PEDANTIC_MATH: prescribed precision in every phase) compute in
+// FP32 (CUBLAS_COMPUTE_32F): never TF32. Tf32: CUBLAS_COMPUTE_32F_FAST_TF32, the operands
+// rounded to TF32 on the tensor cores.
+enum class CublasMath { Default, Pedantic, Tf32 };
+
 class CublasSgemm {
 public:
-    // pedantic: CUBLAS_PEDANTIC_MATH (prescribed precision in every phase) instead of
-    // CUBLAS_DEFAULT_MATH. Both compute in FP32 (CUBLAS_COMPUTE_32F): never TF32.
-    explicit CublasSgemm(bool pedantic);
+    explicit CublasSgemm(CublasMath math);
     ~CublasSgemm();
     CublasSgemm(const CublasSgemm &) = delete;
     CublasSgemm &operator=(const CublasSgemm &) = delete;
@@ -20,5 +24,5 @@ public:
 
 private:
     void *handle_ = nullptr;
-    bool pedantic_;
+    CublasMath math_;
 };

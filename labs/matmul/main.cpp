@@ -4,7 +4,8 @@
 //   matmul --n N [--kernel K] [--ntx X --nty Y] [--reps R] [--seed S] [--out FILE] [--no-check]
 //          [--baseline K2]
 //        one checked run: a warm-up launch, then R timed launches (the median is reported).
-//        K is naive (default), tiled, fast, naive_uncoalesced or tiled_uncoalesced; blocks are
+//        K is naive (default), tiled, fast, tensor, tensor_1xtf32, naive_uncoalesced or
+//        tiled_uncoalesced (tensor_1xtf32 is checked against the TF32 bound); blocks are
 //        X × Y threads (default 16 × 16; tiled kernels need X = Y = 4, 8, 16 or 32).
 //        --baseline K2 also times kernel K2 on the same matrices and reports time_vs_baseline,
 //        K's time over K2's (the grader's "tiled must beat naive" case).
@@ -13,7 +14,8 @@
 //        triple loop on one CPU core, no GPU, checked like a kernel; the median of R runs (1).
 //   matmul --bench [--n N] [--reps R]
 //        every kernel of the reference solution against cuBLAS SGEMM in FP32, n = 1024, 2048
-//        and 4096 (or N), in GFLOP/s and as a fraction of cuBLAS.
+//        and 4096 (or N), in GFLOP/s and as a fraction of cuBLAS; then the error table: the
+//        tensor kernels, cuBLAS SGEMM and cuBLAS in TF32 mode against the float64 product.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -36,7 +38,7 @@
 #include "seeded.h"
 
 static const char *kUsage =
-    "matmul --n N [--kernel naive|tiled|fast|naive_uncoalesced|tiled_uncoalesced] [--ntx X --nty Y] "
+    "matmul --n N [--kernel naive|tiled|fast|tensor|tensor_1xtf32|naive_uncoalesced|tiled_uncoalesced] [--ntx X --nty Y] "
     "[--reps R] [--seed S] [--out FILE] [--no-check] [--baseline KERNEL]\n"
     "       matmul --cpu --n N [--reps R] [--seed S]\n"
     "       matmul --bench [--n N] [--reps R]";
@@ -50,14 +52,17 @@ enum class Shape { Block, SquareTile, Own };  // ntx × nty threads; a square ti
 struct KernelInfo {
     const char *name;
     Shape shape;
+    bool tf32;  // computes with operands rounded to TF32: checked against tf32_rtol, not matmul_rtol
 };
 
 static const KernelInfo kKernels[] = {
-    {"naive", Shape::Block},
-    {"tiled", Shape::SquareTile},
-    {"fast", Shape::Own},
-    {"naive_uncoalesced", Shape::Block},
-    {"tiled_uncoalesced", Shape::SquareTile},
+    {"naive", Shape::Block, false},
+    {"tiled", Shape::SquareTile, false},
+    {"fast", Shape::Own, false},
+    {"tensor", Shape::Own, false},
+    {"tensor_1xtf32", Shape::Own, true},
+    {"naive_uncoalesced", Shape::Block, false},
+    {"tiled_uncoalesced", Shape::SquareTile, false},
 };
 
 struct Launch {
@@ -112,6 +117,10 @@ static void launch(const Launch &l, const float *A, const float *B, float *C, in
         matmul_tiled(A, B, C, n, l.ntx);
     else if (name == "fast")
         matmul_fast(A, B, C, n);
+    else if (name == "tensor")
+        matmul_tensor(A, B, C, n);
+    else if (name == "tensor_1xtf32")
+        matmul_tensor_1xtf32(A, B, C, n);
     else if (name == "naive_uncoalesced")
         matmul_naive_uncoalesced(A, B, C, n, l.ntx, l.nty);
     else
@@ -197,21 +206,30 @@ static Timing time_runs(Run run, int reps)
 
 // ---- one checked run -----------------------------------------------------------------------
 
+static double kernel_rtol(const KernelInfo &k, int n) { return k.tf32 ? tf32_rtol(n) : matmul_rtol(n); }
+static const char *bound_name(const KernelInfo &k) { return k.tf32 ? "the TF32 bound" : "(n + 2) u"; }
+
+static CheckResult check_kernel(const Reference &ref, const float *C, const Launch &l)
+{
+    return check_product(ref, C, l.kernel.shape == Shape::Own ? 0 : l.ntx, l.kernel.shape == Shape::Own ? 0 : l.nty,
+                         kernel_rtol(l.kernel, ref.n));
+}
+
 // Prints the check's verdict; returns true when C is right.
 static bool report_check(const CheckResult &check, const Reference &ref, const Launch &l, int n, const char *what)
 {
     if (check.wrong == 0) {
-        std::printf("CORRECT (%s): %s within (n + 2) u = %.3g of the float64 product (relative); "
+        std::printf("CORRECT (%s): %s within %s = %.3g of the float64 product (relative); "
                     "worst error %.0f%% of that bound\n",
-                    what, ref.describe().c_str(), matmul_rtol(n), 100 * check.worst);
+                    what, ref.describe().c_str(), bound_name(l.kernel), kernel_rtol(l.kernel, n), 100 * check.worst);
         return true;
     }
     char got[32];
     std::snprintf(got, sizeof got, std::isnan(check.first_got) ? "NaN" : "%.9g", check.first_got);
-    std::printf("WRONG (%s): %zu of %zu checked entries are off by more than (n + 2) u * sum_k |a_ik b_kj|; "
+    std::printf("WRONG (%s): %zu of %zu checked entries are off by more than %s * sum_k |a_ik b_kj|; "
                 "the first, C[%d][%d], is %s, expected %.9g (allowed error %.3g)\n",
-                what, check.wrong, check.checked, check.first_row, check.first_col, got, check.first_want,
-                check.first_allowed);
+                what, check.wrong, check.checked, bound_name(l.kernel), check.first_row, check.first_col, got,
+                check.first_want, check.first_allowed);
     if (check.wrong_nan == check.wrong)
         std::printf("  every wrong entry is NaN: never written (the harness fills C with NaN before the kernel runs)\n");
     if (check.wrong_interior == 0 && l.kernel.shape != Shape::Own)
@@ -290,7 +308,7 @@ static int checked_run(const Cli &cli, const RunOptions &o, LabResult &result, b
     Reference ref;
     if (check) {
         ref = make_reference(A, B, n, seed);
-        CheckResult c = check_product(ref, C.data(), main_launch.ntx, main_launch.nty);
+        CheckResult c = check_kernel(ref, C.data(), main_launch);
         right = report_check(c, ref, main_launch, n, main_launch.kernel.name);
         result.set("checked_entries", static_cast<double>(c.checked));
         result.set("wrong_entries", static_cast<double>(c.wrong));
@@ -306,7 +324,7 @@ static int checked_run(const Cli &cli, const RunOptions &o, LabResult &result, b
         result.set("time_vs_baseline", kernel_ms / baseline_ms);
         if (check) {
             d.copy_C(C);
-            CheckResult c = check_product(ref, C.data(), baseline.ntx, baseline.nty);
+            CheckResult c = check_kernel(ref, C.data(), baseline);
             right = report_check(c, ref, baseline, n, baseline.kernel.name) && right;
         }
     }
@@ -359,25 +377,28 @@ static int cpu_baseline(const Cli &cli, LabResult &result)
 
 struct BenchRow {
     std::string name, block;
-    double ms, gflops, worst;
-    size_t wrong;
+    double ms, gflops;
+    CheckResult check;
 };
 
 static int bench(const Cli &cli, LabResult &result)
 {
-    CublasSgemm cublas(false), cublas_pedantic(true);  // throws under emulation: no cuBLAS there
+    // Throws under emulation: no cuBLAS there.
+    CublasSgemm cublas(CublasMath::Default), cublas_pedantic(CublasMath::Pedantic), cublas_tf32(CublasMath::Tf32);
     std::vector<int> sizes = {1024, 2048, 4096};
     if (cli.has("n"))
         sizes = {static_cast<int>(cli.integer("n", 0, 1, kMaxN))};
     int reps = static_cast<int>(cli.integer("reps", 0, 1, 100000));
     std::printf("ceiling: cuBLAS SGEMM, %s (FP32 multiply-adds, no TF32)\n", cublas.describe().c_str());
     std::printf("GFLOP/s = 2 n^3 / median kernel time; err/bound: the largest error seen over the allowed "
-                "(n + 2) u sum_k |a_ik b_kj|\n");
-    std::printf("%6s  %-18s %6s %10s %10s %10s %10s\n", "n", "kernel", "block", "ms", "GFLOP/s", "vs cuBLAS",
-                "err/bound");
+                "(n + 2) u sum_k |a_ik b_kj| (TF32 rows: over the TF32 bound, reference.h); max rel and mean rel: "
+                "|C - exact| / exact over the checked entries, against the float64 product\n");
+    std::printf("%6s  %-18s %6s %10s %10s %10s %10s %10s %10s\n", "n", "kernel", "block", "ms", "GFLOP/s",
+                "vs cuBLAS", "err/bound", "max rel", "mean rel");
 
     const std::vector<Launch> launches = {make_launch("naive", 16, 16), make_launch("tiled", 16, 16),
-                                          make_launch("tiled", 32, 32), make_launch("fast", 0, 0)};
+                                          make_launch("tiled", 32, 32), make_launch("fast", 0, 0),
+                                          make_launch("tensor", 0, 0),  make_launch("tensor_1xtf32", 0, 0)};
     HostTimer total;
     bool all_right = true;
     double last_fast_ms = 0;
@@ -388,24 +409,27 @@ static int bench(const Cli &cli, LabResult &result)
         DeviceMatrices d(A, B, n);
         std::vector<float> C;
         std::vector<BenchRow> rows;
-        auto measure = [&](const std::string &name, const std::string &block, auto run) {
+        auto measure = [&](const std::string &name, const std::string &block, double rtol, auto run) {
             d.poison_C();
             double ms = time_runs(run, reps).ms;
             d.copy_C(C);
-            CheckResult check = check_product(ref, C.data(), 0, 0);
-            rows.push_back({name, block, ms, gflops(n, ms), check.worst, check.wrong});
+            rows.push_back({name, block, ms, gflops(n, ms), check_product(ref, C.data(), 0, 0, rtol)});
         };
         for (const Launch &l : launches)
-            measure(l.kernel.name, l.geometry(), [&] { launch(l, d.A, d.B, d.C, n); });
-        measure("cuBLAS", "", [&] { cublas.run(d.A, d.B, d.C, n); });
-        measure("cuBLAS pedantic", "", [&] { cublas_pedantic.run(d.A, d.B, d.C, n); });
+            measure(l.kernel.name, l.geometry(), kernel_rtol(l.kernel, n), [&] { launch(l, d.A, d.B, d.C, n); });
+        measure("cuBLAS", "", matmul_rtol(n), [&] { cublas.run(d.A, d.B, d.C, n); });
+        measure("cuBLAS pedantic", "", matmul_rtol(n), [&] { cublas_pedantic.run(d.A, d.B, d.C, n); });
+        measure("cuBLAS TF32", "", tf32_rtol(n), [&] { cublas_tf32.run(d.A, d.B, d.C, n); });
 
-        double ceiling = rows[rows.size() - 2].gflops;
+        double ceiling = 0;
+        for (const BenchRow &row : rows)
+            if (row.name == "cuBLAS")
+                ceiling = row.gflops;
         for (const BenchRow &row : rows) {
-            std::printf("%6d  %-18s %6s %10.3f %10.1f %10.3f %10.2f%s\n", n, row.name.c_str(), row.block.c_str(),
-                        row.ms, row.gflops, row.gflops / ceiling, row.worst,
-                        row.wrong ? "  WRONG" : "");
-            all_right = all_right && row.wrong == 0;
+            std::printf("%6d  %-18s %6s %10.3f %10.1f %10.3f %10.2f %10.2e %10.2e%s\n", n, row.name.c_str(),
+                        row.block.c_str(), row.ms, row.gflops, row.gflops / ceiling, row.check.worst,
+                        row.check.max_relative, row.check.mean_relative, row.check.wrong ? "  WRONG" : "");
+            all_right = all_right && row.check.wrong == 0;
             std::string key = row.name + (row.block.empty() || row.block == "own" ? "" : "_" + row.block) + "_" +
                               std::to_string(n);
             for (char &c : key)
@@ -413,6 +437,8 @@ static int bench(const Cli &cli, LabResult &result)
                     c = '_';
             result.set(key + "_gflops", row.gflops);
             result.set(key + "_vs_cublas", row.gflops / ceiling);
+            result.set(key + "_max_rel", row.check.max_relative);
+            result.set(key + "_mean_rel", row.check.mean_relative);
             if (row.name == "fast")
                 last_fast_ms = row.ms;
         }

@@ -24,6 +24,14 @@ void matmul_tiled(const float *A, const float *B, float *C, int n, int tile);
 // its own block size. `make bench LAB=matmul` compares the reference solution's with cuBLAS.
 void matmul_fast(const float *A, const float *B, float *C, int n);
 
+// Optional (handout, exploration 7, "Past cuBLAS: tensor cores"): the product on tensor cores
+// (nvcuda::wmma, TF32) at FP32 accuracy, each operand split into a TF32 value and a TF32
+// residual and three tensor-core products summed ("3xTF32"). Its own block size, like fast.
+void matmul_tensor(const float *A, const float *B, float *C, int n);
+// The same with one tensor-core product of the operands rounded to TF32: faster, and only TF32
+// accurate (the harness checks it against the TF32 bound, tf32_rtol in reference.h).
+void matmul_tensor_1xtf32(const float *A, const float *B, float *C, int n);
+
 // Explorations (handout, "Coalescing"): the two kernels above with the roles of x and y
 // swapped, so that threadIdx.x walks down a column of C, as the slides' matMul and its
 // "naively blocked" variant do. Same arguments, same results, different speed.

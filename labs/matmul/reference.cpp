@@ -11,6 +11,12 @@ static const double kFullCheckWork = 1073741824.0;     // 2^30 multiply-adds
 
 double matmul_rtol(int n) { return (n + 2) * kUnitRoundoff; }
 
+double tf32_rtol(int n)
+{
+    const double tf32_roundoff = 1.0 / 2048.0;  // 2^-11
+    return 2 * tf32_roundoff + tf32_roundoff * tf32_roundoff + 2 * matmul_rtol(n);
+}
+
 std::string Reference::describe() const
 {
     if (every_entry)
@@ -103,10 +109,11 @@ Reference make_reference(const float *A, const float *B, int n, uint64_t seed)
     return ref;
 }
 
-CheckResult check_product(const Reference &ref, const float *C, int block_x, int block_y)
+CheckResult check_product(const Reference &ref, const float *C, int block_x, int block_y, double rtol)
 {
     int n = ref.n;
-    double rtol = matmul_rtol(n);
+    double relative_sum = 0;
+    size_t relative_count = 0;
     int edge_row = block_y > 0 ? n / block_y * block_y : n;
     int edge_col = block_x > 0 ? n / block_x * block_x : n;
     CheckResult result;
@@ -115,6 +122,12 @@ CheckResult check_product(const Reference &ref, const float *C, int block_x, int
         double allowed = rtol * e.scale;
         double error = std::fabs(got - e.value);
         ++result.checked;
+        if (e.value != 0) {
+            double relative = error / std::fabs(e.value);  // NaN stays NaN: max keeps it visible
+            result.max_relative = std::isnan(relative) ? relative : std::max(result.max_relative, relative);
+            relative_sum += relative;
+            ++relative_count;
+        }
         if (error <= allowed) {
             if (allowed > 0)
                 result.worst = std::max(result.worst, error / allowed);
@@ -134,5 +147,6 @@ CheckResult check_product(const Reference &ref, const float *C, int block_x, int
         if (e.row < edge_row && e.col < edge_col)
             ++result.wrong_interior;
     }
+    result.mean_relative = relative_count ? relative_sum / relative_count : 0;
     return result;
 }

@@ -24,6 +24,12 @@
 // The tolerance factor: |error| <= matmul_rtol(n) * sum_k |a_ik||b_kj|.
 double matmul_rtol(int n);
 
+// The same for a product whose operands were rounded to TF32 first (matmul_tensor_1xtf32,
+// cuBLAS's TF32 mode): each operand off by up to 2^-11 of itself (TF32 keeps 10 of FP32's 23
+// mantissa bits), so each product by 2^-10 + 2^-22; and the tensor cores' FP32 sums truncate,
+// so each addition may lose a whole unit in the last place, 2u: 2^-10 + 2^-22 + 2 (n + 2) u.
+double tf32_rtol(int n);
+
 // The float64 value of chosen entries of A·B, with the scale sum_k |a_ik||b_kj| of each.
 struct Reference {
     int n = 0;
@@ -48,8 +54,16 @@ struct CheckResult {
     int first_row = -1, first_col = -1;
     double first_got = 0, first_want = 0, first_allowed = 0;
     double worst = 0;  // largest |error| / allowed over the checked entries: <= 1 when right
+    // |error| / |exact| over the checked entries whose exact value is not 0 (the bench's
+    // error table): the largest, and the mean.
+    double max_relative = 0, mean_relative = 0;
 };
 
 // Compares C with the reference. block_x/block_y: the launch's block size (for the hint that
-// the grid left the edge uncovered), or 0 when it does not apply.
-CheckResult check_product(const Reference &reference, const float *C, int block_x, int block_y);
+// the grid left the edge uncovered), or 0 when it does not apply. rtol: the tolerance factor,
+// matmul_rtol(n) unless the kernel computes in TF32.
+CheckResult check_product(const Reference &reference, const float *C, int block_x, int block_y, double rtol);
+inline CheckResult check_product(const Reference &reference, const float *C, int block_x, int block_y)
+{
+    return check_product(reference, C, block_x, block_y, matmul_rtol(reference.n));
+}

@@ -9,6 +9,8 @@
 //   3 columns        a block is 256 entries of one column (Exploration 4)
 //   4 module         the module's fwStepK in its own order, as the starter asks for it: (k,j) and
 //                    (i,j) read after the barrier, so a block waits for memory twice a step
+//   5 wide           rows with four neighbouring entries a thread, read as one int4 each: four
+//                    times the bytes in flight (handout, "Bandwidth")
 //
 // The versions of 001 III.B to III.E (one-thread, parallel, grid-sync, grid-sync-reg) are given
 // to students in labs/fw/paper_versions.cu; fw --list shows them after these.
@@ -212,6 +214,68 @@ static void fw_solve_module(int *devArray, int Na, int N)
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+// ---- 5 wide: four entries a thread ----------------------------------------------------------
+//
+// rows waits on latency, not bytes: each thread has one 4-byte read of (i,j) in flight, so
+// 2048 threads an SM keep 8 KB in flight, which at some 0.7 us of memory latency is about
+// 1.5 TB/s over 132 SMs, whatever the card. An H100's copy runs at 3.0 TB/s and late steps
+// write little, so that is about a copy's rate by the bench's count (8 N Na bytes a step); an
+// H200's copy runs at 4.1 TB/s, and the same 1.5 TB/s is 0.73 of it (handouts/fw.md,
+// "Bandwidth": Nsight Compute on the H200). Here each thread reads four neighbouring entries of
+// row k and of row i with one 16-byte load each: four times the bytes in flight, a quarter of
+// the load instructions and of the blocks. Rows are Na ints
+// apart, Na a multiple of ALIGNMENT, so each int4 is 16-byte aligned when Na % 4 == 0; for
+// another ALIGNMENT the step falls back to fwStepK. Only improved entries are written, one int
+// at a time (the padding past N is never written).
+#define WIDE 4
+
+__global__ void fwStepKWide(int k, int *devArray, int Na, int N)
+{
+    int col = (blockIdx.x * blockDim.x + threadIdx.x) * WIDE; /* this thread's first column */
+    int row = blockIdx.y;
+    bool inside = col < N;
+    int4 tckr = make_int4(FW_INF, FW_INF, FW_INF, FW_INF), current = make_int4(0, 0, 0, 0);
+    if (inside) {
+        tckr = *(const int4 *)&devArray[k * Na + col];
+        current = *(const int4 *)&devArray[Na * row + col];
+    }
+    __shared__ int trkc;
+    if (threadIdx.x == 0)
+        trkc = devArray[Na * row + k];
+    __syncthreads();
+    if (!inside || trkc == FW_INF)
+        return;
+    const int through[WIDE] = {tckr.x, tckr.y, tckr.z, tckr.w};
+    const int now[WIDE] = {current.x, current.y, current.z, current.w};
+    for (int e = 0; e < WIDE && col + e < N; e++)
+        if (through[e] != FW_INF && trkc + through[e] < now[e])
+            devArray[Na * row + col + e] = trkc + through[e];
+}
+
+static void launch_wide(int k, int *devArray, int Na, int N)
+{
+    if (Na % WIDE != 0) { /* rows not 16-byte aligned: one entry a thread */
+        launch_rows(k, devArray, Na, N);
+        return;
+    }
+    dim3 blocksPerGrid((Na / WIDE + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK, N);
+    fwStepKWide<<<blocksPerGrid, THREADS_PER_BLOCK>>>(k, devArray, Na, N);
+    CUDA_CHECK_LAUNCH();
+}
+
+static void fw_step_wide(int k, int *devArray, int Na, int N)
+{
+    launch_wide(k, devArray, Na, N);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+static void fw_solve_wide(int *devArray, int Na, int N)
+{
+    for (int k = 0; k < N; k++)
+        launch_wide(k, devArray, Na, N);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 // ---- Exploration 8: the next-hop matrix -----------------------------------------------------
 
 // fwStepK that also records where to step: when k improves (i, j), the path i -> j now starts
@@ -264,5 +328,7 @@ const FwVersion fw_versions[] = {
      FW_ON_DEVICE, fw_solve_columns, fw_step_columns, NULL, NULL, NULL},
     {"module", "the module's fwStepK as the starter asks: (k,j) and (i,j) read after the barrier, two waits for memory a step",
      FW_ON_DEVICE, fw_solve_module, fw_step_module, NULL, NULL, NULL},
+    {"wide", "rows with four entries a thread, one int4 read each: four times the bytes in flight (handout, Bandwidth)",
+     FW_ON_DEVICE, fw_solve_wide, fw_step_wide, NULL, NULL, NULL},
 };
 const int fw_version_count = sizeof(fw_versions) / sizeof(fw_versions[0]);

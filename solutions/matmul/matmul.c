@@ -5,9 +5,15 @@
 //   2. tiled     tiles of A and B staged in shared memory, two __syncthreads per tile
 //   3. fast      register blocking: each thread computes an 8×8 patch of C from float4
 //                loads, with the next tile loaded while the current one is used
+//   4. tensor    the tensor cores (nvcuda::wmma, TF32) at FP32 accuracy: each operand split
+//                into a TF32 value and a TF32 residual, three products summed ("3xTF32");
+//                tensor_1xtf32 is the same kernel with one product, at TF32 accuracy
 // plus the explorations' uncoalesced twins of 1 and 2. Every kernel is right for any n: a
 // block that hangs over the edge of the matrix loads zeros there and stores nothing there.
 #include "matmul.h"
+
+#include <cuda_pipeline.h>
+#include <mma.h>
 
 static unsigned blocks_to_cover(int n, int per_block) { return (unsigned)((n + per_block - 1) / per_block); }
 
@@ -415,4 +421,309 @@ void matmul_fast(const float *A, const float *B, float *C, int n)
         launch_fast<SmallShape>(A, B, C, n);
     else
         launch_fast<FastShape>(A, B, C, n);
+}
+
+// ---- 4. tensor: FP32 accuracy from TF32 tensor cores ------------------------------------------
+//
+// A tensor core multiplies small matrices in one instruction: with TF32 operands (FP32's 8-bit
+// exponent, 10 of its 23 mantissa bits) and FP32 sums, a warp's 16 × 16 × 8 product is
+// 2048 multiply-adds, several times the FFMA rate of the multiprocessor. One TF32 product
+// loses FP32's last 13 bits of each operand: a relative error near 2^-11 per product, far
+// above the (n + 2) u bound the harness checks. The split keeps them: a = a_big + a_small,
+// a_big = tf32(a), a_small = tf32(a - a_big) (exact in FP32, and again TF32 to 2^-11 of itself),
+// so a·b = a_big·b_big + a_big·b_small + a_small·b_big + a_small·b_small, and the last term is
+// at most about 2^-22 of the product, a few units in FP32's last place, with a sign as likely
+// one way as the other, so that it cancels over a sum: three tensor-core products give an FP32
+// product ([NVIDIA CUTLASS n.d.]). The small terms go first, so that they meet the
+// accumulator while it is small.
+//
+// Tensor cores add into their FP32 accumulator by truncation, not round to nearest
+// ([Fasi et al. 2021]); with positive terms the errors of n / 8 such sums add up instead of
+// cancelling. FLUSH: each k tile's products start from zero in a fragment of their own, which
+// is added to the FP32 sum with an ordinary, rounded addition (labs/matmul/NOTES.md measures
+// both: 1.1e-6 against 7.0e-5 largest relative error at n = 4096).
+//
+// The block computes a BM × BN tile of C; each warp a WM × WN piece of it as 16 × 16
+// accumulator fragments. The tiles of A and B come by cp.async (__pipeline_memcpy_async)
+// STAGES deep, so that the copies of the next tiles overlap the tensor-core work. Rows of the
+// shared tiles are padded (A by 4 floats, B by 8) so that a warp's fragment loads fall in 32
+// different banks. The result goes through shared memory to C, so that the edges of the matrix
+// are stored element by element with a bounds check.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int PASSES_, bool FLUSH_, int GROUP_ = 8>
+struct TensorShape {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
+    static constexpr int STAGES = STAGES_;
+    static constexpr int PASSES = PASSES_;  // 3: 3xTF32 (FP32 accuracy); 1: TF32 alone
+    static constexpr bool FLUSH = FLUSH_;
+    static constexpr int GROUP = GROUP_;    // block rows per group in launch order (block_origin)
+    static constexpr int FM = WM / 16, FN = WN / 16;  // a warp's accumulator fragments
+    static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
+    static constexpr int A_STRIDE = BK + 4, B_STRIDE = BN + 8, C_STRIDE = BN + 4;  // floats a row
+    static constexpr int A_FLOATS = BM * A_STRIDE, B_FLOATS = BK * B_STRIDE;     // one stage
+    static constexpr int PIPE_BYTES = STAGES * (A_FLOATS + B_FLOATS) * 4;
+    static constexpr int C_BYTES = BM * C_STRIDE * 4;
+    static constexpr int SHARED_BYTES = PIPE_BYTES > C_BYTES ? PIPE_BYTES : C_BYTES;
+    static_assert(PASSES == 1 || PASSES == 3, "3xTF32 or 1xTF32");
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0 && BK % 8 == 0,
+                  "warps tile the block with 16 x 16 x 8 fragments");
+    static_assert(BM * BK % (4 * THREADS) == 0 && BK * BN % (4 * THREADS) == 0,
+                  "every thread copies the same number of 16-byte chunks");
+    // wmma needs 32-byte aligned fragment pointers: every stage and fragment offset keeps it.
+    static_assert(A_FLOATS % 8 == 0 && B_FLOATS % 8 == 0 && (16 * A_STRIDE) % 8 == 0 && (8 * B_STRIDE) % 8 == 0,
+                  "shared tiles keep fragments 32-byte aligned");
+};
+
+// TF32 fragments exist from compute capability 8.0 (Ampere) on: for an older GPU's build
+// (ARCH=sm_75) the device code below compiles to a trap and matmul_tensor says why.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define TENSOR_CORES_TF32 1
+#endif
+
+namespace wmma = nvcuda::wmma;
+#ifdef TENSOR_CORES_TF32
+using TensorA = wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
+using TensorB = wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
+using TensorAcc = wmma::fragment<wmma::accumulator, 16, 16, 8, float>;
+#endif
+
+// Starts the copies of the k tile at k0 into one stage. VEC4 (n % 4 == 0): 16 bytes at a time;
+// otherwise 4. Elements past the edge of the matrix are zero-filled (nothing is read there).
+template <class S, bool VEC4>
+__device__ __forceinline__ void copy_tensor_tiles(const float *A, const float *B, int n, int bm, int bn, int k0,
+                                                  float *As, float *Bs)
+{
+    constexpr int A_CHUNKS = S::BM * S::BK / 4 / S::THREADS, B_CHUNKS = S::BK * S::BN / 4 / S::THREADS;
+#pragma unroll
+    for (int i = 0; i < A_CHUNKS; ++i) {
+        int chunk = threadIdx.x + i * S::THREADS;
+        int m = chunk / (S::BK / 4), k = (chunk % (S::BK / 4)) * 4;
+        int row = bm + m, col = k0 + k;
+        float *dst = As + m * S::A_STRIDE + k;
+        if (VEC4) {
+            bool in = row < n && col < n;
+            __pipeline_memcpy_async(dst, in ? A + (size_t)row * n + col : A, 16, in ? 0 : 16);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                bool in = row < n && col + e < n;
+                __pipeline_memcpy_async(dst + e, in ? A + (size_t)row * n + col + e : A, 4, in ? 0 : 4);
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < B_CHUNKS; ++i) {
+        int chunk = threadIdx.x + i * S::THREADS;
+        int k = chunk / (S::BN / 4), c = (chunk % (S::BN / 4)) * 4;
+        int row = k0 + k, col = bn + c;
+        float *dst = Bs + k * S::B_STRIDE + c;
+        if (VEC4) {
+            bool in = row < n && col < n;
+            __pipeline_memcpy_async(dst, in ? B + (size_t)row * n + col : B, 16, in ? 0 : 16);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                bool in = row < n && col + e < n;
+                __pipeline_memcpy_async(dst + e, in ? B + (size_t)row * n + col + e : B, 4, in ? 0 : 4);
+            }
+        }
+    }
+}
+
+#ifdef TENSOR_CORES_TF32
+// x = big + small, both TF32 (small: what TF32 rounding dropped from x, itself rounded).
+template <class Fragment>
+__device__ __forceinline__ void split_tf32(const Fragment &x, Fragment &big, Fragment &small)
+{
+#pragma unroll
+    for (int e = 0; e < x.num_elements; ++e) {
+        float high = wmma::__float_to_tf32(x.x[e]);
+        big.x[e] = high;
+        small.x[e] = wmma::__float_to_tf32(x.x[e] - high);
+    }
+}
+
+template <class Fragment>
+__device__ __forceinline__ void round_tf32(Fragment &x)
+{
+#pragma unroll
+    for (int e = 0; e < x.num_elements; ++e)
+        x.x[e] = wmma::__float_to_tf32(x.x[e]);
+}
+
+// One k tile (one shared-memory stage) into the warp's accumulators.
+template <class S>
+__device__ __forceinline__ void multiply_tensor_tile(const float *As, const float *Bs, int wm, int wn,
+                                                     TensorAcc (&acc)[S::FM][S::FN])
+{
+#pragma unroll
+    for (int kk = 0; kk < S::BK; kk += 8) {
+        TensorA a_big[S::FM], a_small[S::PASSES == 3 ? S::FM : 1];
+        TensorB b_big[S::FN], b_small[S::PASSES == 3 ? S::FN : 1];
+#pragma unroll
+        for (int i = 0; i < S::FM; ++i) {
+            TensorA loaded;
+            wmma::load_matrix_sync(loaded, As + (wm + 16 * i) * S::A_STRIDE + kk, S::A_STRIDE);
+            if constexpr (S::PASSES == 3) {
+                split_tf32(loaded, a_big[i], a_small[i]);
+            } else {
+                round_tf32(loaded);
+                a_big[i] = loaded;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < S::FN; ++j) {
+            TensorB loaded;
+            wmma::load_matrix_sync(loaded, Bs + kk * S::B_STRIDE + wn + 16 * j, S::B_STRIDE);
+            if constexpr (S::PASSES == 3) {
+                split_tf32(loaded, b_big[j], b_small[j]);
+            } else {
+                round_tf32(loaded);
+                b_big[j] = loaded;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+            for (int j = 0; j < S::FN; ++j) {
+                if constexpr (S::PASSES == 3) {
+                    wmma::mma_sync(acc[i][j], a_small[i], b_big[j], acc[i][j]);
+                    wmma::mma_sync(acc[i][j], a_big[i], b_small[j], acc[i][j]);
+                }
+                wmma::mma_sync(acc[i][j], a_big[i], b_big[j], acc[i][j]);
+            }
+    }
+}
+
+#endif  // TENSOR_CORES_TF32
+
+template <class S, bool VEC4>
+__global__ void __launch_bounds__(S::THREADS)
+tensor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)
+{
+#ifndef TENSOR_CORES_TF32
+    __trap();  // launch_tensor refuses such a GPU before launching
+#else
+    extern __shared__ __align__(128) float tensor_shared[];
+    float *As = tensor_shared, *Bs = tensor_shared + S::STAGES * S::A_FLOATS;
+
+    const int2 origin = block_origin<S>();
+    const int bm = origin.x, bn = origin.y;
+    const int warp = threadIdx.x / 32;
+    const int wm = (warp / (S::BN / S::WN)) * S::WM, wn = (warp % (S::BN / S::WN)) * S::WN;
+
+    TensorAcc acc[S::FM][S::FN], part[S::FLUSH ? S::FM : 1][S::FLUSH ? S::FN : 1];
+#pragma unroll
+    for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+        for (int j = 0; j < S::FN; ++j)
+            wmma::fill_fragment(acc[i][j], 0.0f);
+
+    const int tiles = (n + S::BK - 1) / S::BK;
+    // The first STAGES - 1 tiles in flight; one commit group per tile, empty past the last,
+    // so that "all but the newest STAGES - 2 groups done" always means "tile t has landed".
+    for (int t = 0; t < S::STAGES - 1; ++t) {
+        if (t < tiles)
+            copy_tensor_tiles<S, VEC4>(A, B, n, bm, bn, t * S::BK, As + t * S::A_FLOATS, Bs + t * S::B_FLOATS);
+        __pipeline_commit();
+    }
+    for (int t = 0; t < tiles; ++t) {
+        __pipeline_wait_prior(S::STAGES - 2);
+        // Tile t is in every thread's view, and every warp is done with tile t - 1, whose
+        // stage the copies below refill.
+        __syncthreads();
+        int next = t + S::STAGES - 1, next_stage = next % S::STAGES, stage = t % S::STAGES;
+        if (next < tiles)
+            copy_tensor_tiles<S, VEC4>(A, B, n, bm, bn, next * S::BK, As + next_stage * S::A_FLOATS,
+                                       Bs + next_stage * S::B_FLOATS);
+        __pipeline_commit();
+        if constexpr (S::FLUSH) {
+#pragma unroll
+            for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+                for (int j = 0; j < S::FN; ++j)
+                    wmma::fill_fragment(part[i][j], 0.0f);
+            multiply_tensor_tile<S>(As + stage * S::A_FLOATS, Bs + stage * S::B_FLOATS, wm, wn, part);
+#pragma unroll
+            for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+                for (int j = 0; j < S::FN; ++j)
+#pragma unroll
+                    for (int e = 0; e < part[i][j].num_elements; ++e)
+                        acc[i][j].x[e] += part[i][j].x[e];
+        } else {
+            multiply_tensor_tile<S>(As + stage * S::A_FLOATS, Bs + stage * S::B_FLOATS, wm, wn, acc);
+        }
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();  // every warp is done with the stages: they become the tile of C
+
+    float *Cs = tensor_shared;
+#pragma unroll
+    for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+        for (int j = 0; j < S::FN; ++j)
+            wmma::store_matrix_sync(Cs + (wm + 16 * i) * S::C_STRIDE + wn + 16 * j, acc[i][j], S::C_STRIDE,
+                                    wmma::mem_row_major);
+    __syncthreads();
+    // A warp stores whole rows: 16-byte stores inside the matrix when n % 4 == 0.
+    for (int v = threadIdx.x; v < S::BM * S::BN / 4; v += S::THREADS) {
+        int m = v / (S::BN / 4), c = (v % (S::BN / 4)) * 4;
+        int row = bm + m, col = bn + c;
+        if (row >= n)
+            continue;
+        const float *src = Cs + m * S::C_STRIDE + c;
+        float *dst = C + (size_t)row * n + col;
+        if (VEC4 && col < n) {
+            *reinterpret_cast<float4 *>(dst) = *reinterpret_cast<const float4 *>(src);
+        } else if (!VEC4) {
+            for (int e = 0; e < 4 && col + e < n; ++e)
+                dst[e] = src[e];
+        }
+    }
+#endif
+}
+
+template <class S>
+static void launch_tensor(const float *A, const float *B, float *C, int n)
+{
+    // Past 48 KiB of shared memory a kernel must ask for it, once; and TF32 needs Ampere or later.
+    static bool opted_in = false;
+    if (!opted_in) {
+        int device = 0, major = 0, minor = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+        if (major < 8) {
+            fprintf(stderr, "matmul_tensor: TF32 tensor cores need a GPU of compute capability 8.0 or later "
+                            "(Ampere, Hopper); this one is %d.%d. Run the tensor kernels on such a GPU, or under "
+                            "the CPU emulator (EMU=1)\n", major, minor);
+            exit(LAB_EXIT_USAGE);
+        }
+        CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<S, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        S::SHARED_BYTES));
+        CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<S, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        S::SHARED_BYTES));
+        opted_in = true;
+    }
+    dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
+    if (n % 4 == 0)
+        tensor_kernel<S, true><<<grid, S::THREADS, S::SHARED_BYTES>>>(A, B, C, n);
+    else
+        tensor_kernel<S, false><<<grid, S::THREADS, S::SHARED_BYTES>>>(A, B, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// The shapes matmul_tensor launches, the fastest that labs/matmul/scripts/tune_tensor.cu measured
+// on an H200 (labs/matmul/NOTES.md, "The tensor kernel"). 3xTF32 with FLUSH: 64 accumulator
+// and 64 partial-sum registers a thread leave no room for 64 x 64 warp pieces (those spill);
+// 1xTF32 needs no partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments
+// per tensor-core product.
+using TensorShape3 = TensorShape<128, 128, 32, 64, 32, 2, 3, true>;
+using TensorShape1 = TensorShape<128, 256, 32, 64, 64, 3, 1, false>;
+
+void matmul_tensor(const float *A, const float *B, float *C, int n) { launch_tensor<TensorShape3>(A, B, C, n); }
+
+void matmul_tensor_1xtf32(const float *A, const float *B, float *C, int n)
+{
+    launch_tensor<TensorShape1>(A, B, C, n);
 }

@@ -75,6 +75,23 @@ void matmul_fast(const float *A, const float *B, float *C, int n)
     LAB_TODO("optional: write matmul_fast (handout, exploration 5: The road to cuBLAS)");
 }
 
+// ---- 4. optional: past cuBLAS, on the tensor cores ----------------------------------------------
+
+void matmul_tensor(const float *A, const float *B, float *C, int n)
+{
+    // Optional (handout, exploration 7, "Past cuBLAS: tensor cores"): nvcuda::wmma fragments of
+    // precision::tf32 (#include <mma.h>), each operand split into a TF32 value and a TF32
+    // residual, three mma_sync per pair of fragments. Not graded; `--kernel tensor` runs it.
+    LAB_TODO("optional: write matmul_tensor (handout, exploration 7: Past cuBLAS: tensor cores)");
+}
+
+void matmul_tensor_1xtf32(const float *A, const float *B, float *C, int n)
+{
+    // Optional, with matmul_tensor: the same kernel with one mma_sync of the operands rounded
+    // to TF32 (wmma::__float_to_tf32), to see what the split buys. `--kernel tensor_1xtf32`.
+    LAB_TODO("optional: write matmul_tensor_1xtf32 (handout, exploration 7: Past cuBLAS: tensor cores)");
+}
+
 // ---- explorations (handout, "Coalescing") -----------------------------------------------------
 
 void matmul_naive_uncoalesced(const float *A, const float *B, float *C, int n, int ntx, int nty)

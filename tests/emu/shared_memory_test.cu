@@ -132,6 +132,30 @@ TEST(SharedMemory, DynamicSharedMemoryFromTheLaunch)
     for (int i = 0; i < n; ++i) ASSERT_EQ(n - 1 - i, out[i]);
 }
 
+// Dynamic shared memory as rows of a fixed width, as cuda-samples' tensor-core GEMMs declare it:
+// extern __shared__ T name[][N] is a pointer to rows of N.
+__global__ void transpose_through_rows(const int *in, int *out)
+{
+    extern __shared__ int rows[][5];
+    int r = threadIdx.x / 5, c = threadIdx.x % 5;
+    rows[r][c] = in[threadIdx.x];
+    __syncthreads();
+    out[c * 4 + r] = rows[r][c];
+}
+
+TEST(SharedMemory, DynamicSharedMemoryAsRows)
+{
+    std::vector<int> in(20);
+    std::iota(in.begin(), in.end(), 100);
+    DeviceArray<int> d_in(in), d_out(20);
+    transpose_through_rows<<<1, 20, 20 * sizeof(int)>>>(d_in.get(), d_out.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    std::vector<int> out = d_out.host();
+    for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 5; ++c)
+            EXPECT_EQ(100 + r * 5 + c, out[c * 4 + r]) << r << " " << c;
+}
+
 // extern __shared__ at file scope, as some courses write it.
 extern __shared__ float file_scope_dynamic[];
 __global__ void sum_through_file_scope(const float *in, float *out)

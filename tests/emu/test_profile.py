@@ -19,6 +19,8 @@ PROGRAM = r'''
 #include <cstdio>
 #include <vector>
 
+#include <mma.h>
+
 __global__ void coalesced(const float *in, float *out)       // 32 lanes, 4 bytes apart: 4 sectors
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,6 +62,19 @@ __global__ void half_warp(int *data, int *flag)               // lanes 0..15 onl
     atomicAdd(flag, 1);
 }
 
+__global__ void tensor_products(float *out)                   // 2 warps, 3 mma_sync each: 6
+{
+    using namespace nvcuda;
+    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> c;
+    wmma::fill_fragment(a, 1.0f);
+    wmma::fill_fragment(b, 1.0f);
+    wmma::fill_fragment(c, 0.0f);
+    for (int i = 0; i < 3; ++i) wmma::mma_sync(c, a, b, c);
+    wmma::store_matrix_sync(out + threadIdx.x / 32 * 256, c, 16, wmma::mem_row_major);
+}
+
 int main()
 {
     float *in, *out;
@@ -98,6 +113,9 @@ int main()
     cudaMemcpy(whole.data(), padded, 4 * 8 * sizeof(float), cudaMemcpyDeviceToHost);
     whole[9] += 1.0f;
     cudaemu_profile_output_rows(whole.data(), 8 * sizeof(float), 5 * sizeof(float), 4, "rows changed");
+    float *tiles;
+    cudaMalloc(&tiles, 2 * 256 * sizeof(float));
+    tensor_products<<<1, 64>>>(tiles);
     return 0;
 }
 '''
@@ -211,7 +229,7 @@ def test_a_result_in_rows_changed_on_the_host_after_one_whole_copy_is_seen(profi
 
 def test_devices_count_launches_and_traffic(profile):
     (device,) = profile["devices"]
-    assert device["launches"] == 8 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
+    assert device["launches"] == 9 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
 
 
 def test_the_timeline_holds_every_launch_copy_and_memset_in_issue_order(profile):
@@ -229,5 +247,11 @@ def test_the_timeline_holds_every_launch_copy_and_memset_in_issue_order(profile)
         launch("half_warp"),
         ("memcpy", "HtoD", 128, -1, 0), ("memcpy", "DtoH", 256, 0, -1),
         launch("fill_rows", 4, 5), ("memcpy", "DtoH", 80, 0, -1),  # a 2D copy: one event, width x height
-        launch("fill_rows", 4, 5), ("memcpy", "DtoH", 128, 0, -1)]
+        launch("fill_rows", 4, 5), ("memcpy", "DtoH", 128, 0, -1), launch("tensor_products", 1, 64)]
     assert all(e["file"].endswith("kernels.cu") for e in profile["timeline"] if e["op"] == "kernel")
+
+
+def test_warp_matrix_products_are_counted_once_a_warp(profile):
+    (launch,) = [launch for launch in profile["launches"] if launch["kernel"] == "tensor_products"]
+    assert launch["wmma"] == 6
+    assert all(launch["wmma"] == 0 for launch in profile["launches"] if launch["kernel"] != "tensor_products")

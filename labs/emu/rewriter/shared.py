@@ -6,6 +6,8 @@ block's shared memory, so that each block has its own copy:
 
     extern __shared__ float buffer[];
  -> float *const buffer = reinterpret_cast<float *>(::cudaemu::dynamic_shared_memory());
+    extern __shared__ half rows[][40];
+ -> half (*const rows)[40] = reinterpret_cast<half (*)[40]>(::cudaemu::dynamic_shared_memory());
 
 A declaration the rewriter cannot read is left alone; the header then makes it a
 thread_local, which is still one copy per running block (see cuda_emu/qualifiers.h).
@@ -134,14 +136,19 @@ def _static_replacement(tokens, line):
 
 def _dynamic_replacement(tokens, in_code):
     kept, _ = _strip_attributes([t for t in tokens if t.text not in DROPPED and t.text != "extern"])
-    # extern __shared__ T name[];  ->  the type is everything before the name.
-    if len(kept) < 4 or kept[-1].text != "]" or kept[-2].text != "[" or kept[-3].kind != "ident":
+    # extern __shared__ T name[];  ->  the type is everything before the name. With more
+    # extents, extern __shared__ T name[][N];  ->  a pointer to rows of N (cuda-samples' GEMMs).
+    at = next((i for i in range(1, len(kept) - 2)
+               if kept[i].kind == "ident" and kept[i + 1].text == "[" and kept[i + 2].text == "]"), None)
+    if at is None or (at + 3 < len(kept) and kept[at + 3].text != "["):
         return None
-    name = kept[-3].text
-    element = _join(kept[:-3])
+    name, element, rows = kept[at].text, _join(kept[:at]), _join(kept[at + 3:])
     storage = "" if in_code else "static thread_local "
-    return (f"{storage}{element} *const {name} = "
-            f"reinterpret_cast<{element} *>(::cudaemu::dynamic_shared_memory());")
+    if not rows:
+        return (f"{storage}{element} *const {name} = "
+                f"reinterpret_cast<{element} *>(::cudaemu::dynamic_shared_memory());")
+    return (f"{storage}{element} (*const {name}){rows} = "
+            f"reinterpret_cast<{element} (*){rows}>(::cudaemu::dynamic_shared_memory());")
 
 
 def shared_edits(text, tokens, in_code):

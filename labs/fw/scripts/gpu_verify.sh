@@ -11,12 +11,16 @@
 #   bench     make bench: the per-k kernel against a device-to-device copy at n = 8192
 #   traffic   Nsight Compute (ncu) on single steps of rows and module at n = 8192: the bytes a
 #             step really moves through device memory, and its time (the handout's "Bandwidth")
+#   variants  labs/fw/scripts/rows_variants.cu: rows against wider variants (two and four entries
+#             a thread, several rows a block) beside a device copy, n = 8192; and Nsight Compute's
+#             memory and warp-state sections on one step of rows and of wide (why rows reaches a
+#             copy's rate on one card and not another: handouts/fw.md, "Bandwidth")
 #   table2    Table II of [Carrega & Ferreira n.d.]: n = 2048, ten runs of each version
 #   scaling   section 2.3 of [Hochberg 2012]: undirected cycles n = 10..1800, CSV + PNG
 set -u -o pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${OUT:-build/fw-verify}
-STAGES=${*:-check versions bench traffic table2 scaling}
+STAGES=${*:-check versions bench traffic variants table2 scaling}
 FW=build/solution/fw/fw
 . grader/scripts/gpu_verify_log.sh fw
 
@@ -62,6 +66,21 @@ for s in $STAGES; do
             done
         done
         ;;
+    variants)
+        stage "rows against wider variants, n = 8192, and ncu's memory sections"
+        run_logged variants.log nvcc -std=c++17 -O3 -arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d .) \
+            -Ilabs/common -Ilabs/fw labs/fw/scripts/rows_variants.cu labs/common/device.cu labs/common/lab_error.cpp \
+            -o build/rows_variants
+        run_logged variants.log build/rows_variants 8192
+        NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+        [ -x "$NCU" ] || { echo "no ncu here: ncu skipped" | tee -a "$OUT/variants.log"; continue; }
+        for v in rows wide; do
+            echo "--- version $v, step k = 4096" | tee -a "$OUT/variants.log"
+            run_logged variants.log "$NCU" --clock-control none --kernel-name regex:fwStepK --launch-skip 4096 \
+                --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+                --section WarpStateStats --section SchedulerStats $FW --random 8192 --version "$v"
+        done
+        ;;
     table2)
         stage "Table II, n = 2048"
         run_logged table2.log python3 labs/fw/scripts/table2.py --fw $FW --csv "$OUT/fw-table2.csv"
@@ -72,7 +91,7 @@ for s in $STAGES; do
             --csv "$OUT/fw-scaling.csv" --png "$OUT/fw-scaling.png"
         ;;
     *)
-        echo "unknown stage $s (check versions bench traffic table2 scaling)"; status=2
+        echo "unknown stage $s (check versions bench traffic variants table2 scaling)"; status=2
         ;;
     esac
 done

@@ -38,6 +38,13 @@ program=build/solution/matmul/matmul
 
 step tune-check 180 build/tune_fast check
 step tune 180 build/tune_fast 1024 2048 4096
+# The tensor kernel's shapes (NOTES.md, "The tensor kernel"): checked against float64 on odd
+# sizes, then timed against cuBLAS SGEMM and cuBLAS's TF32 mode with each one's error.
+step tensor-build 240 nvcc -std=c++17 -O3 -arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d .) \
+    -Ilabs/common -Ilabs/matmul -Isolutions/matmul labs/matmul/scripts/tune_tensor.cu labs/matmul/reference.cpp \
+    -o build/tune_tensor -lcublas
+step tensor-check 180 build/tune_tensor check
+step tensor-tune 180 build/tune_tensor 2048 4096
 step bench 180 make --no-print-directory bench LAB=matmul
 step geometry 180 python3 labs/matmul/scripts/geometry.py --n 2048 --program $program
 step coalescing 120 python3 labs/matmul/scripts/coalescing.py --program $program
@@ -45,7 +52,7 @@ step occupancy 60 python3 labs/matmul/scripts/occupancy.py --file solutions/matm
 step tiled-vs-naive 120 bash -c "for n in 1024 2048 4096; do for t in 16 32; do
     $program --n \$n --kernel tiled --ntx \$t --nty \$t --baseline naive --reps 10 --no-check | grep baseline; done; done"
 if command -v compute-sanitizer >/dev/null; then
-    step sanitizer 180 bash -c "for k in naive tiled fast tiled_uncoalesced; do for n in 129 132; do
+    step sanitizer 240 bash -c "for k in naive tiled fast tensor tensor_1xtf32 tiled_uncoalesced; do for n in 129 132; do
         compute-sanitizer --tool memcheck --error-exitcode 9 $program --n \$n --kernel \$k --reps 1 | grep -E 'CORRECT|WRONG|ERROR SUMMARY' || exit 1
         done; compute-sanitizer --tool racecheck --error-exitcode 9 $program --n 129 --kernel \$k --reps 1 | grep -E 'CORRECT|WRONG|RACECHECK SUMMARY' || exit 1
     done"

@@ -49,6 +49,10 @@ public:
     BlockVote sync_threads_vote(int predicate);
     WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int predicate);
     unsigned int live_lanes() const;
+    void note_warp_matrix_op()  // wmma::mma_sync, once a warp (include/mma.h)
+    {
+        if (profiling_) recorder_.warp_matrix_op();
+    }
     void sync_grid();
     // cg::coalesced_threads(): the lanes of the caller's warp that reach this call (`file`,
     // `line`) before the warp can go no further (see converge()).

@@ -27,6 +27,11 @@ WarpExchange warp_exchange(unsigned int mask, unsigned long long value, int pred
     return WarpExchange{lone_values, predicate ? 1u : 0u, 1u, 0u};
 }
 
+void note_warp_matrix_op()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->note_warp_matrix_op();
+}
+
 unsigned int live_lanes()
 {
     BlockRunner *runner = BlockRunner::running_kernel();

@@ -37,6 +37,7 @@ void WarpRecorder::begin_block(LaunchProfile *launch, unsigned int threads)
     }
     logged_ = 0;
     barriers_ = 0;
+    wmma_ = 0;
 }
 
 CUDAEMU_NO_ASAN SiteProfile &WarpRecorder::site_of(const AccessSite *site)
@@ -304,6 +305,7 @@ void WarpRecorder::end_block()
     launch_->unsited.add(unsited_);
     launch_->threads += threads_;
     launch_->barriers += barriers_;
+    launch_->wmma += wmma_;
     sites_.clear();
     site_index_.clear();
     last_site_ = nullptr;

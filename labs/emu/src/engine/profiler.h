@@ -65,6 +65,7 @@ struct LaunchProfile {
     dim3 grid{1, 1, 1}, block{1, 1, 1};
     std::uint64_t threads = 0;        // CUDA threads run
     std::uint64_t barriers = 0;       // __syncthreads() passed, summed over blocks
+    std::uint64_t wmma = 0;           // wmma::mma_sync calls, one per warp
     std::uint16_t writer = 0;         // this kernel, as a writer of device memory (memory_owners.h)
     std::mutex mutex;                 // blocks merge under it
     std::vector<SiteProfile> sites;   // in the order first seen
@@ -92,6 +93,7 @@ public:
     void flush_warp(unsigned int warp);
     void flush_all();
     void barrier_passed() { ++barriers_; }
+    void warp_matrix_op() { ++wmma_; }
     void end_block();
 
 private:
@@ -148,6 +150,7 @@ private:
     std::size_t log_count_ = 0;
     std::size_t logged_ = 0;
     std::uint64_t barriers_ = 0;
+    std::uint64_t wmma_ = 0;
     std::vector<SiteProfile> sites_;
     std::unordered_map<const AccessSite *, std::size_t> site_index_;
     const AccessSite *last_site_ = nullptr;  // the site of the last request, and its index

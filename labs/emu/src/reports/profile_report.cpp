@@ -3,7 +3,7 @@
 //
 // {"version": 1,
 //  "launches": [{"kernel", "file", "line", "device", "grid": [x, y, z], "block": [x, y, z], "threads",
-//                "barriers", "sites": [{"file", "line", "name", "global_load": {requests, sectors,
+//                "barriers", "wmma" (warp matrix multiply-adds), "sites": [{"file", "line", "name", "global_load": {requests, sectors,
 //                bytes, accesses}, "global_store", "shared_load": {requests, wavefronts,
 //                conflicts, bytes, accesses}, "shared_store", "global_atomic", "shared_atomic"}]}],
 //  "writers": [{"id", "kind": "kernel"|"host_copy"|"memset", "name", "file", "line", "device"}],
@@ -139,10 +139,10 @@ void write_json(FILE *out)
         const LaunchProfile &l = *s.launches[i];
         std::fprintf(out,
                      "%s\n{\"kernel\": %s, \"file\": %s, \"line\": %d, \"device\": %d, \"grid\": [%u, %u, %u], "
-                     "\"block\": [%u, %u, %u], \"threads\": %llu, \"barriers\": %llu, \"sites\": [",
+                     "\"block\": [%u, %u, %u], \"threads\": %llu, \"barriers\": %llu, \"wmma\": %llu, \"sites\": [",
                      i ? "," : "", quoted(l.kernel).c_str(), quoted(l.file).c_str(), l.line, l.device, l.grid.x,
                      l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, (unsigned long long)l.threads,
-                     (unsigned long long)l.barriers);
+                     (unsigned long long)l.barriers, (unsigned long long)l.wmma);
         bool first = true;
         for (const SiteProfile &site : l.sites) {
             std::fprintf(out, "%s", first ? "" : ", ");
@@ -207,7 +207,7 @@ void write_json(FILE *out)
 void write_table(FILE *out)
 {
     struct Row {
-        std::uint64_t launches = 0, barriers = 0;
+        std::uint64_t launches = 0, barriers = 0, wmma = 0;
         SiteProfile total;
         std::map<std::pair<std::string, int>, SiteProfile> lines;
     };
@@ -216,6 +216,7 @@ void write_table(FILE *out)
         Row &row = kernels[l->kernel];
         row.launches += 1;
         row.barriers += l->barriers;
+        row.wmma += l->wmma;
         for (const SiteProfile &site : l->sites) {
             row.total.add(site);
             std::pair<std::string, int> key{site.site ? site.site->file : "", site.site ? site.site->line : 0};
@@ -236,9 +237,12 @@ void write_table(FILE *out)
     };
     std::fprintf(out, "cuda-emu profile (EMU_PROFILE=1; requests are warp-level, as ncu counts them):\n");
     for (auto &k : kernels) {
-        std::fprintf(out, "kernel %s: %llu launch%s, %llu barriers passed\n", k.first.c_str(),
+        std::fprintf(out, "kernel %s: %llu launch%s, %llu barriers passed", k.first.c_str(),
                      (unsigned long long)k.second.launches, k.second.launches == 1 ? "" : "es",
                      (unsigned long long)k.second.barriers);
+        if (k.second.wmma)  // tensor-core work: warp matrix multiply-adds, one per warp
+            std::fprintf(out, ", %llu wmma::mma_sync", (unsigned long long)k.second.wmma);
+        std::fprintf(out, "\n");
         line("all lines", k.second.total);
         for (auto &l : k.second.lines) {
             std::string label = l.first.first + ":" + std::to_string(l.first.second);

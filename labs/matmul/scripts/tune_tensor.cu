@@ -1,0 +1,269 @@
+// Times shapes of the reference solution's tensor kernel (3xTF32 and 1xTF32 on the tensor
+// cores) against cuBLAS SGEMM in FP32 and cuBLAS in TF32 mode, with each one's error against a
+// float64 product, to choose the TensorShape3 and TensorShape1 that matmul_tensor launches; and
+// checks every candidate on awkward sizes. A developer's tool, not part of the lab's build:
+//
+//   nvcc -std=c++17 -O3 -arch=sm_90 -Ilabs/common -Ilabs/matmul -Isolutions/matmul \
+//        labs/matmul/scripts/tune_tensor.cu labs/matmul/reference.cpp -o build/tune_tensor -lcublas
+//   build/tune_tensor check              every candidate on n = 1 .. 1000 against float64: its
+//                                        worst error over the (n + 2) u bound (TF32 ones over
+//                                        the TF32 bound of labs/matmul/reference.h)
+//   build/tune_tensor 2048 4096          times, TFLOP/s, ratio to cuBLAS SGEMM, max and mean
+//                                        relative error (64 sampled rows against float64)
+//
+// Shapes: <BM, BN, BK, WM, WN, STAGES, PASSES, FLUSH, GROUP> (TensorShape in matmul.c).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <cublas_v2.h>
+
+#include "matmul.c"  // the solution: tensor_kernel, TensorShape, matmul_tensor
+#include "reference.h"
+#include "seeded.h"
+
+#define CUBLAS_CHECK(call)                                                                         \
+    do {                                                                                           \
+        cublasStatus_t s_ = (call);                                                                \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
+            fprintf(stderr, "cuBLAS error %d at %s:%d: %s\n", (int)s_, __FILE__, __LINE__, #call); \
+            exit(3);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+struct Candidate {
+    const char *name;
+    int passes;
+    void (*launch)(const float *, const float *, float *, int);
+    const void *kernel;  // the VEC4 instantiation, for its register count
+};
+
+#define SHAPE(...)                                                                            \
+    {"<" #__VA_ARGS__ ">", TensorShape<__VA_ARGS__>::PASSES, launch_tensor<TensorShape<__VA_ARGS__>>, \
+     (const void *)tensor_kernel<TensorShape<__VA_ARGS__>, true>}
+static const Candidate kCandidates[] = {
+    // 3xTF32: 8 warps of 64 x 32, with and without the per-tile flush; 2 to 4 stages.
+    SHAPE(128, 128, 32, 64, 32, 3, 3, true),
+    SHAPE(128, 128, 32, 64, 32, 3, 3, false),
+    SHAPE(128, 128, 32, 64, 32, 4, 3, true),
+    SHAPE(128, 128, 32, 64, 32, 2, 3, true),
+    SHAPE(128, 128, 16, 64, 32, 4, 3, true),
+    // 4 warps of 64 x 64 (more work per fragment load), and 8 warps of 64 x 64 on 128 x 256.
+    SHAPE(128, 128, 32, 64, 64, 3, 3, false),
+    SHAPE(128, 128, 32, 64, 64, 3, 3, true),
+    SHAPE(128, 256, 32, 64, 64, 3, 3, false),
+    SHAPE(256, 128, 32, 64, 64, 3, 3, false),
+    SHAPE(128, 128, 32, 32, 64, 3, 3, true),
+    // 32 x 32 warp pieces: fewer registers a thread, more warps a multiprocessor.
+    SHAPE(128, 128, 32, 32, 32, 3, 3, true),
+    SHAPE(64, 128, 32, 32, 32, 3, 3, true),
+    SHAPE(128, 128, 32, 32, 32, 4, 3, false),
+    // 1xTF32.
+    SHAPE(128, 128, 32, 64, 32, 3, 1, false),
+    SHAPE(128, 128, 32, 64, 64, 3, 1, false),
+    SHAPE(128, 256, 32, 64, 64, 3, 1, false),
+};
+
+static float median_ms(std::vector<float> t)
+{
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+template <class F>
+static float time_ms(F run, int reps)
+{
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    run();  // warm-up
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> times;
+    for (int r = 0; r < reps; ++r) {
+        CUDA_CHECK(cudaEventRecord(start));
+        run();
+        CUDA_CHECK(cudaEventRecord(stop));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(ms);
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    return median_ms(times);
+}
+
+struct DeviceProduct {
+    int n;
+    size_t count, bytes;
+    std::vector<float> host;  // A then B
+    float *A, *B, *C;
+    DeviceProduct(int n_, uint64_t seed) : n(n_), count((size_t)n_ * n_), bytes(count * sizeof(float))
+    {
+        host.resize(2 * count);
+        seeded_uniform_floats(host.data(), host.size(), seed);
+        CUDA_CHECK(cudaMalloc(&A, bytes));
+        CUDA_CHECK(cudaMalloc(&B, bytes));
+        CUDA_CHECK(cudaMalloc(&C, bytes));
+        CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(B, host.data() + count, bytes, cudaMemcpyHostToDevice));
+    }
+    ~DeviceProduct()
+    {
+        cudaFree(A);
+        cudaFree(B);
+        cudaFree(C);
+    }
+    // C after one run on a NaN-poisoned C (0xFF bytes): unwritten entries stay NaN.
+    template <class F>
+    std::vector<float> result_of(F run)
+    {
+        CUDA_CHECK(cudaMemset(C, 0xFF, bytes));
+        run();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<float> out(count);
+        CUDA_CHECK(cudaMemcpy(out.data(), C, bytes, cudaMemcpyDeviceToHost));
+        return out;
+    }
+};
+
+// Rows `rows` of the float64 product, on every CPU core.
+static std::vector<double> float64_rows(const std::vector<float> &host, int n, const std::vector<int> &rows)
+{
+    const float *A = host.data(), *B = host.data() + (size_t)n * n;
+    std::vector<double> C(rows.size() * (size_t)n, 0.0);
+    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            for (size_t r = w; r < rows.size(); r += workers)
+                for (int k = 0; k < n; ++k) {
+                    double a = A[(size_t)rows[r] * n + k];
+                    for (int j = 0; j < n; ++j)
+                        C[r * n + j] += a * B[(size_t)k * n + j];
+                }
+        });
+    for (std::thread &t : pool)
+        t.join();
+    return C;
+}
+
+struct Errors {
+    double max_rel = 0, mean_rel = 0;
+};
+
+static Errors errors_of(const std::vector<float> &got, const std::vector<double> &want, int n,
+                        const std::vector<int> &rows)
+{
+    Errors e;
+    double sum = 0;
+    for (size_t r = 0; r < rows.size(); ++r)
+        for (int j = 0; j < n; ++j) {
+            double exact = want[r * n + j];
+            double rel = std::fabs(got[(size_t)rows[r] * n + j] - exact) / exact;
+            if (!(rel <= e.max_rel))  // NaN counts as worst
+                e.max_rel = std::isnan(rel) ? INFINITY : rel;
+            sum += rel;
+        }
+    e.mean_rel = sum / (rows.size() * (double)n);
+    return e;
+}
+
+static int check_all()
+{
+    const int sizes[] = {1, 2, 3, 5, 8, 16, 17, 31, 64, 65, 100, 127, 128, 129, 130, 255, 256, 257, 383, 513, 1000};
+    const size_t count = sizeof kCandidates / sizeof kCandidates[0];
+    std::vector<double> worst(count, 0.0);
+    std::vector<int> worst_n(count, 0);
+    for (int n : sizes) {
+        DeviceProduct d(n, 2000 + n);
+        std::vector<int> rows(n);
+        for (int i = 0; i < n; ++i)
+            rows[i] = i;
+        std::vector<double> want = float64_rows(d.host, n, rows);
+        for (size_t c = 0; c < count; ++c) {
+            std::vector<float> got = d.result_of([&] { kCandidates[c].launch(d.A, d.B, d.C, n); });
+            double bound = kCandidates[c].passes == 3 ? matmul_rtol(n) : tf32_rtol(n);
+            double e = errors_of(got, want, n, rows).max_rel / bound;
+            if (!(e <= worst[c])) {
+                worst[c] = std::isnan(e) ? INFINITY : e;
+                worst_n[c] = n;
+            }
+        }
+    }
+    int failures = 0;
+    printf("%-44s %s\n", "candidate", "worst error / bound over n = 1 .. 1000");
+    for (size_t c = 0; c < count; ++c) {
+        bool ok = worst[c] <= 1.0;
+        failures += !ok;
+        printf("%-44s %8.3f at n = %-5d %s\n", kCandidates[c].name, worst[c], worst_n[c], ok ? "ok" : "WRONG");
+    }
+    printf(failures ? "check: %d candidates WRONG\n" : "check: every candidate within its bound at every n\n",
+           failures);
+    return failures ? 1 : 0;
+}
+
+static void time_all(int n, int reps)
+{
+    DeviceProduct d(n, 1);
+    std::vector<int> rows;
+    for (int r = 0; r < 64; ++r)
+        rows.push_back((int)((long long)r * (n - 1) / 63));
+    std::vector<double> want = float64_rows(d.host, n, rows);
+    cublasHandle_t handle;
+    CUBLAS_CHECK(cublasCreate(&handle));
+    const float one = 1.0f, zero = 0.0f;
+    // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: pass B first.
+    auto cublas = [&](cublasComputeType_t compute) {
+        return [&, compute] {
+            CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, d.B, CUDA_R_32F, n, d.A,
+                                      CUDA_R_32F, n, &zero, d.C, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT));
+        };
+    };
+    double flops = 2.0 * n * (double)n * n;
+    printf("\nn = %d (errors: 64 rows against float64)\n", n);
+    printf("%-44s %5s %8s %8s %8s %8s %10s %10s\n", "candidate", "regs", "ms", "ms again", "TFLOP/s", "/SGEMM",
+           "max rel", "mean rel");
+    auto sgemm = cublas(CUBLAS_COMPUTE_32F);
+    float sgemm_ms = time_ms(sgemm, reps);
+    Errors sgemm_err = errors_of(d.result_of(sgemm), want, n, rows);
+    double sgemm_tflops = flops / (sgemm_ms * 1e9);
+    printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS SGEMM (CUBLAS_COMPUTE_32F)", "", sgemm_ms, "",
+           sgemm_tflops, 1.0, sgemm_err.max_rel, sgemm_err.mean_rel);
+    auto tf32 = cublas(CUBLAS_COMPUTE_32F_FAST_TF32);
+    float tf32_ms = time_ms(tf32, reps);
+    Errors tf32_err = errors_of(d.result_of(tf32), want, n, rows);
+    printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)", "",
+           tf32_ms, "", flops / (tf32_ms * 1e9), sgemm_ms / tf32_ms, tf32_err.max_rel, tf32_err.mean_rel);
+    for (const Candidate &c : kCandidates) {
+        auto run = [&] { c.launch(d.A, d.B, d.C, n); };
+        Errors err = errors_of(d.result_of(run), want, n, rows);
+        float ms = time_ms(run, reps), again = time_ms(run, reps);
+        cudaFuncAttributes attr;
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, c.kernel));
+        printf("%-44s %5d %8.3f %8.3f %8.1f %8.3f %10.2e %10.2e%s\n", c.name, attr.numRegs, ms, again,
+               flops / (std::min(ms, again) * 1e9), sgemm_ms / std::min(ms, again), err.max_rel, err.mean_rel,
+               attr.localSizeBytes ? "  (spills to local memory)" : "");
+    }
+    float again = time_ms(sgemm, reps);  // the clocks may drift while the card warms up
+    printf("cuBLAS SGEMM again after the candidates: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
+    CUBLAS_CHECK(cublasDestroy(handle));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && std::strcmp(argv[1], "check") == 0)
+        return check_all();
+    std::vector<int> sizes;
+    for (int i = 1; i < argc; ++i)
+        sizes.push_back(atoi(argv[i]));
+    if (sizes.empty())
+        sizes.push_back(4096);
+    for (int n : sizes)
+        time_all(n, n <= 1024 ? 50 : 15);
+    return 0;
+}
