@@ -61,11 +61,11 @@ def test_check_a_sandbox_that_cannot_run_refuses_with_what_to_ask_for():
 
 def test_check_a_case_file_that_does_not_match_its_manifest_is_not_graded(monkeypatch):
     lab = load_lab("increment")
-    import grader.grade as grade
+    import grader.case_run as case_run
 
     def bad_case(lab, case, **kw):
         raise ConfigError(f"case {case.name}: generated input does not match the SHA-256 in the manifest")
-    monkeypatch.setattr(grade, "prepare", bad_case)
+    monkeypatch.setattr(case_run, "prepare", bad_case)
     grader = Grader(lab, Source("sub-x", SOLUTIONS_DIR, submission=True), emu=True, log=lambda *_: None, checks=False)
     report = grader.grade()
     assert {r.verdict for r in report.results} == {IE} and report.score == 0
