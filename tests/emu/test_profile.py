@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 KIT = Path(__file__).resolve().parents[2]
-LIB = KIT / "build/emu/plain/libcudaemu.a"
 
 PROGRAM = r'''
 #include <cstdio>
@@ -60,6 +59,21 @@ __global__ void half_warp(int *data, int *flag)               // lanes 0..15 onl
     atomicAdd(flag, 1);
 }
 
+__device__ int column_sum(const int (*rows)[32])              // two rows of a piece: 2 loads
+{
+    return rows[0][threadIdx.x] + rows[1][threadIdx.x];
+}
+
+__global__ void pieces(int *out)         // apsp's own_piece[group]: picking a sub-array loads nothing
+{
+    __shared__ int piece[2][2][32];
+    piece[0][0][threadIdx.x] = 1;
+    piece[1][1][threadIdx.x] = 2;
+    int (*all)[2][32] = piece;
+    __syncthreads();
+    out[threadIdx.x] = column_sum(all[1]);
+}
+
 int main()
 {
     float *in, *out;
@@ -75,6 +89,7 @@ int main()
     cudaMalloc(&data, 32 * sizeof(int));
     cudaMalloc(&flag, sizeof(int));
     half_warp<<<1, 32>>>(data, flag);
+    pieces<<<1, 32>>>(data);
     std::vector<float> host(64);
     cudaMemcpy(out, host.data(), 32 * sizeof(float), cudaMemcpyHostToDevice);   // overwrites coalesced's out[0..31]
     std::vector<float> back(64);
@@ -107,10 +122,13 @@ int main()
 def profile(tmp_path_factory) -> dict:
     if subprocess.run(["g++", "--version"], capture_output=True).returncode != 0:
         pytest.skip("no g++: the emulator's tests need a C++17 compiler")
-    done = subprocess.run(["make", "--no-print-directory", "-C", str(KIT), str(LIB.relative_to(KIT))],
+    # emu-runtime builds the runtime of this machine's fiber backend and prints it with the
+    # libraries it needs (Boost.Context's, or none for ucontext).
+    done = subprocess.run(["make", "--no-print-directory", "-s", "-C", str(KIT), "emu-runtime"],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        pytest.fail(f"building the emulator's runtime failed: {done.stderr[-1500:]}")
+        pytest.fail(f"building the emulator's runtime (make emu-runtime) failed: {done.stderr[-1500:]}")
+    library, *link_flags = done.stdout.strip().splitlines()[-1].split()
     folder = tmp_path_factory.mktemp("profile")
     source = folder / "kernels.cu"
     # The declaration first: the program calls it.
@@ -120,7 +138,7 @@ def profile(tmp_path_factory) -> dict:
     rewritten, binary = folder / "kernels.cpp", folder / "kernels"
     subprocess.run([sys.executable, str(KIT / "labs/emu/rewriter"), str(source), str(rewritten)], check=True)
     done = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{KIT / 'labs/emu/include'}", str(rewritten),
-                           str(LIB), "-o", str(binary), "-lboost_context", "-pthread"], capture_output=True, text=True)
+                           library, "-o", str(binary), *link_flags], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     path = folder / "profile.json"
     done = subprocess.run([str(binary)], env={**os.environ, "EMU_PROFILE": str(path), "EMU_THREADS": "2"},
@@ -174,6 +192,14 @@ def test_partial_warps_named_pointers_and_atomics(profile):
     assert t["global_atomic"]["accesses"] == 32
 
 
+def test_a_sub_array_reached_through_a_pointer_is_no_load(profile):
+    # all[1] is an int[2][32]: it decays to the pointer column_sum gets. Only rows[0][x] and
+    # rows[1][x] read shared memory, 32 lanes of 4 bytes each.
+    t = totals(profile, "pieces")
+    assert t["shared_load"] == {"requests": 2, "wavefronts": 2, "conflicts": 0, "bytes": 256, "accesses": 64}
+    assert t["shared_store"]["requests"] == 2
+
+
 def test_who_wrote_what_was_copied_back(profile):
     writers = {w["id"]: w for w in profile["writers"]}
     output = next(o for o in profile["outputs"] if o["what"] == "out")
@@ -211,4 +237,4 @@ def test_a_result_in_rows_changed_on_the_host_after_one_whole_copy_is_seen(profi
 
 def test_devices_count_launches_and_traffic(profile):
     (device,) = profile["devices"]
-    assert device["launches"] == 8 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
+    assert device["launches"] == 9 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
