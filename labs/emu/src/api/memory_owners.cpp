@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "api/memory_registry.h"
-#include "engine/profiler.h"
+#include "settings.h"
 
 namespace cudaemu {
 namespace {

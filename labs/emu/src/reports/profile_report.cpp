@@ -19,6 +19,7 @@
 
 #include "api/memory_owners.h"
 #include "engine/profiler.h"
+#include "settings.h"
 
 namespace cudaemu {
 namespace {
