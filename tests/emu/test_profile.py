@@ -74,6 +74,18 @@ __global__ void pieces(int *out)         // apsp's own_piece[group]: picking a s
     out[threadIdx.x] = column_sum(all[1]);
 }
 
+__global__ void merged_loads(float *out)  // tile[x][0..3] unrolled: nvcc's one 16-byte LDS.128
+{
+    __shared__ float tile[32][16];
+    for (int k = 0; k < 16; ++k) tile[threadIdx.x][k] = k;
+    __syncthreads();
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) sum += tile[threadIdx.x][k];
+    for (int k = 5; k < 8; ++k) sum += tile[threadIdx.x][k];   // from word 5, no 16-byte boundary
+    out[threadIdx.x] = sum;
+}
+
 int main()
 {
     float *in, *out;
@@ -90,6 +102,7 @@ int main()
     cudaMalloc(&flag, sizeof(int));
     half_warp<<<1, 32>>>(data, flag);
     pieces<<<1, 32>>>(data);
+    merged_loads<<<1, 32>>>(out);
     std::vector<float> host(64);
     cudaMemcpy(out, host.data(), 32 * sizeof(float), cudaMemcpyHostToDevice);   // overwrites coalesced's out[0..31]
     std::vector<float> back(64);
@@ -200,6 +213,15 @@ def test_a_sub_array_reached_through_a_pointer_is_no_load(profile):
     assert t["shared_store"]["requests"] == 2
 
 
+def test_four_adjacent_shared_loads_are_one_16_byte_load(profile):
+    t = totals(profile, "merged_loads")
+    # Rows of 16 words: even lanes' words in one bank, odd lanes' in another. The merged load:
+    # 4 phases of 8 lanes, 4 words of one bank each, 16 wavefronts (12 conflicts). The three
+    # loads from word 5 stay 4-byte ones: 16 words in one bank each, 16 wavefronts apiece.
+    assert t["shared_load"] == {"requests": 1 + 3, "wavefronts": 16 + 3 * 16, "conflicts": 12 + 3 * 15,
+                                "bytes": 32 * 16 + 3 * 32 * 4, "accesses": 32 + 3 * 32}
+
+
 def test_who_wrote_what_was_copied_back(profile):
     writers = {w["id"]: w for w in profile["writers"]}
     output = next(o for o in profile["outputs"] if o["what"] == "out")
@@ -237,4 +259,4 @@ def test_a_result_in_rows_changed_on_the_host_after_one_whole_copy_is_seen(profi
 
 def test_devices_count_launches_and_traffic(profile):
     (device,) = profile["devices"]
-    assert device["launches"] == 9 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
+    assert device["launches"] == 10 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128

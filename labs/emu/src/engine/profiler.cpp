@@ -105,8 +105,75 @@ CUDAEMU_NO_ASAN std::uint64_t shared_wavefronts(const std::uintptr_t *addresses,
 // How the lanes' addresses lie: the common patterns are counted without sorting.
 enum class Pattern { Scattered, Contiguous, Uniform };
 
-// One request: the lanes of a warp at one execution of one site.
+// One request: the lanes of a warp at one execution of one site; a 4-byte shared load may wait
+// for the three that make it a 16-byte one (profiler.h).
 CUDAEMU_NO_ASAN void WarpRecorder::request(const Lane *lanes, std::size_t count)
+{
+    const Entry &first = *lanes[0].entry;
+    if (first.space != Space::Shared || first.op != Op::Load || first.size != 4 || count > 32) {
+        count_request(lanes, count);
+        return;
+    }
+    for (std::size_t c = 0; c < chains_.size(); ++c) {
+        LoadChain &chain = chains_[c];
+        if (chain.site != first.site) continue;
+        if (extends(chain, lanes, count)) {
+            if (++chain.length == kMergedLoads) {
+                count_chain(chain, 16, 1);
+                chains_.erase(chains_.begin() + (std::ptrdiff_t)c);
+            }
+            return;
+        }
+        count_chain(chain, 4, chain.length);
+        chains_.erase(chains_.begin() + (std::ptrdiff_t)c);
+        break;
+    }
+    for (std::size_t i = 0; i < count; ++i)
+        if (lanes[i].entry->address % 16 != 0) {
+            count_request(lanes, count);
+            return;
+        }
+    chains_.emplace_back();
+    LoadChain &chain = chains_.back();
+    chain.site = first.site;
+    chain.length = 1;
+    chain.count = count;
+    for (std::size_t i = 0; i < count; ++i) {
+        chain.entries[i] = *lanes[i].entry;
+        chain.lanes[i] = Lane{lanes[i].lane, &chain.entries[i]};
+    }
+}
+
+// Whether a load continues the chain: the same lanes, each at the word after its last one.
+CUDAEMU_NO_ASAN bool WarpRecorder::extends(const LoadChain &chain, const Lane *lanes, std::size_t count) const
+{
+    if (count != chain.count) return false;
+    for (std::size_t i = 0; i < count; ++i)
+        if (lanes[i].lane != chain.lanes[i].lane ||
+            lanes[i].entry->address != chain.entries[i].address + 4 * (std::uintptr_t)chain.length)
+            return false;
+    return true;
+}
+
+// A chain counted as one load of `size` bytes a lane (merged), or as its `loads` 4-byte ones.
+CUDAEMU_NO_ASAN void WarpRecorder::count_chain(LoadChain &chain, std::uint32_t size, unsigned int loads)
+{
+    for (unsigned int load = 0; load < loads; ++load) {
+        for (std::size_t i = 0; i < chain.count; ++i) {
+            chain.entries[i].size = size;
+            if (load > 0) chain.entries[i].address += 4;
+        }
+        count_request(chain.lanes, chain.count);
+    }
+}
+
+CUDAEMU_NO_ASAN void WarpRecorder::flush_chains()
+{
+    for (LoadChain &chain : chains_) count_chain(chain, 4, chain.length);
+    chains_.clear();
+}
+
+CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t count)
 {
     const Entry &first = *lanes[0].entry;
     SiteProfile &site = site_of(first.site);
@@ -235,6 +302,7 @@ CUDAEMU_NO_ASAN void WarpRecorder::flush_warp(unsigned int warp)
             request(group, count);
         }
     }
+    flush_chains();
     for (unsigned int lane = 0; lane < lanes; ++lane) {
         logged_ -= std::min(logged_, logs_[first_thread + lane].size());
         logs_[first_thread + lane].clear();
