@@ -86,6 +86,17 @@ __global__ void merged_loads(float *out)  // tile[x][0..3] unrolled: nvcc's one 
     out[threadIdx.x] = sum;
 }
 
+__global__ void wide_loads(float *out)   // 16-byte shared loads as apsp's min-plus tiles make them
+{
+    __shared__ __align__(16) float tile[64];
+    tile[threadIdx.x] = threadIdx.x;
+    tile[threadIdx.x + 32] = threadIdx.x;
+    __syncthreads();
+    float4 shared_by_16 = ((float4 *)tile)[threadIdx.x / 16];   // one address a half-warp
+    float4 eight_apart = ((float4 *)tile)[threadIdx.x % 8];     // 8 addresses in each quarter
+    out[threadIdx.x] = shared_by_16.x + eight_apart.y;
+}
+
 int main()
 {
     float *in, *out;
@@ -103,6 +114,7 @@ int main()
     half_warp<<<1, 32>>>(data, flag);
     pieces<<<1, 32>>>(data);
     merged_loads<<<1, 32>>>(out);
+    wide_loads<<<1, 32>>>(out);
     std::vector<float> host(64);
     cudaMemcpy(out, host.data(), 32 * sizeof(float), cudaMemcpyHostToDevice);   // overwrites coalesced's out[0..31]
     std::vector<float> back(64);
@@ -222,6 +234,14 @@ def test_four_adjacent_shared_loads_are_one_16_byte_load(profile):
                                 "bytes": 32 * 16 + 3 * 32 * 4, "accesses": 32 + 3 * 32}
 
 
+def test_16_byte_shared_loads_by_quarter_warps_or_half_warps(profile):
+    # As ncu counts them on an H200: the two quarters of a half-warp that each read one address
+    # are served together (2 wavefronts for the warp); quarters reading 8 addresses, one each (4).
+    t = totals(profile, "wide_loads")
+    assert t["shared_load"]["requests"] == 2
+    assert t["shared_load"]["wavefronts"] == 2 + 4 and t["shared_load"]["conflicts"] == 0
+
+
 def test_who_wrote_what_was_copied_back(profile):
     writers = {w["id"]: w for w in profile["writers"]}
     output = next(o for o in profile["outputs"] if o["what"] == "out")
@@ -259,4 +279,4 @@ def test_a_result_in_rows_changed_on_the_host_after_one_whole_copy_is_seen(profi
 
 def test_devices_count_launches_and_traffic(profile):
     (device,) = profile["devices"]
-    assert device["launches"] == 10 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
+    assert device["launches"] == 11 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128

@@ -64,38 +64,63 @@ CUDAEMU_NO_ASAN std::size_t distinct(std::uintptr_t *values, std::size_t count)
     return (std::size_t)(std::unique(values, values + count) - values);
 }
 
-// Wavefronts of one shared-memory request whose lanes ask `size` bytes each: the warp runs in
-// phases of 128 bytes (32 lanes of 4 bytes, 16 of 8, 8 of 16); in each phase, a bank serves one
-// distinct 4-byte word per wavefront.
+// What the lanes `first_lane` .. `first_lane + lanes - 1` of a shared-memory request ask for, each
+// `size` bytes: the wavefronts they take (a bank serves one distinct 4-byte word per wavefront,
+// a word many lanes read is a broadcast), 0 when none of them is in the request; and whether
+// they all ask for one address.
+struct PhaseCost {
+    unsigned int wavefronts = 0;
+    bool one_address = true;
+};
+CUDAEMU_NO_ASAN PhaseCost phase_cost(const std::uintptr_t *addresses, const unsigned int *lanes, std::size_t count,
+                                     std::uint32_t size, unsigned int first_lane, unsigned int phase_lanes)
+{
+    PhaseCost cost;
+    std::uintptr_t words[32][32];
+    unsigned char used[32] = {};
+    const std::uintptr_t *seen_address = nullptr;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (lanes[i] < first_lane || lanes[i] >= first_lane + phase_lanes) continue;
+        if (seen_address && *seen_address != addresses[i]) cost.one_address = false;
+        seen_address = &addresses[i];
+        std::uintptr_t first = addresses[i] >> 2, last = (addresses[i] + (size ? size : 1) - 1) >> 2;
+        for (std::uintptr_t word = first; word <= last && word < first + 32; ++word) {
+            unsigned int bank = (unsigned int)(word & 31);
+            bool seen = false;
+            for (unsigned int k = 0; k < used[bank]; ++k) seen = seen || words[bank][k] == word;
+            if (!seen && used[bank] < 32) {
+                words[bank][used[bank]++] = word;
+                cost.wavefronts = std::max<unsigned int>(cost.wavefronts, used[bank]);
+            }
+        }
+    }
+    return cost;
+}
+
+// Wavefronts of one shared-memory request (profiler.h): 4-byte accesses in one phase of 32
+// lanes, 8-byte ones in two half-warps, 16-byte ones in four quarter-warps, except that the two
+// quarters of a half-warp that each ask for one 16-byte address are served together.
+// *phases: the wavefronts the request needs with no bank conflict.
 CUDAEMU_NO_ASAN std::uint64_t shared_wavefronts(const std::uintptr_t *addresses, const unsigned int *lanes, std::size_t count,
                                 std::uint32_t size, std::uint64_t *phases)
 {
-    unsigned int lanes_per_phase = size <= 4 ? 32 : size <= 8 ? 16 : 8;
     std::uint64_t total = 0;
     *phases = 0;
-    std::uintptr_t words[32][32];
-    unsigned char used[32];
-    for (unsigned int phase = 0; phase < 32 / lanes_per_phase; ++phase) {
-        std::fill(std::begin(used), std::end(used), 0);
-        bool any = false;
-        unsigned int worst = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            if (lanes[i] / lanes_per_phase != phase) continue;
-            any = true;
-            std::uintptr_t first = addresses[i] >> 2, last = (addresses[i] + (size ? size : 1) - 1) >> 2;
-            for (std::uintptr_t word = first; word <= last && word < first + 32; ++word) {
-                unsigned int bank = (unsigned int)(word & 31);
-                bool seen = false;
-                for (unsigned int k = 0; k < used[bank]; ++k) seen = seen || words[bank][k] == word;
-                if (!seen && used[bank] < 32) {
-                    words[bank][used[bank]++] = word;
-                    worst = std::max<unsigned int>(worst, used[bank]);
-                }
+    const unsigned int phase_lanes = size <= 4 ? 32 : size <= 8 ? 16 : 8;
+    for (unsigned int first = 0; first < 32; first += phase_lanes) {
+        PhaseCost cost = phase_cost(addresses, lanes, count, size, first, phase_lanes);
+        if (size > 8 && first % 16 == 0) {
+            PhaseCost next = phase_cost(addresses, lanes, count, size, first + 8, 8);
+            if (cost.wavefronts && next.wavefronts && cost.one_address && next.one_address) {
+                total += phase_cost(addresses, lanes, count, size, first, 16).wavefronts;
+                *phases += 1;
+                first += 8;  // both quarters done
+                continue;
             }
         }
-        if (any) {
-            ++*phases;
-            total += worst;
+        if (cost.wavefronts) {
+            total += cost.wavefronts;
+            *phases += 1;
         }
     }
     return total;
@@ -229,13 +254,13 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
         return;
     }
     AccessCounts &counts = first.op == Op::Load ? site.shared_load : site.shared_store;
-    if (pattern != Pattern::Scattered && first.size <= 16 && (first.address & (first.size - 1)) == 0) {
+    if (pattern != Pattern::Scattered && first.size <= 8 && (first.address & (first.size - 1)) == 0) {
         // Consecutive aligned words, or one word for all: one wavefront per phase that has lanes.
-        unsigned int lanes_per_phase = first.size <= 4 ? 32 : first.size <= 8 ? 16 : 8;
+        unsigned int phase_lanes = first.size <= 4 ? 32 : 16;
         std::uint64_t phases = 0;
         unsigned int previous = 32;
         for (std::size_t i = 0; i < count; ++i) {
-            unsigned int phase = lanes[i].lane / lanes_per_phase;
+            unsigned int phase = lanes[i].lane / phase_lanes;
             if (phase != previous) ++phases;
             previous = phase;
         }
