@@ -243,8 +243,9 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
         for (std::size_t i = 0; i < count; ++i) {
             const Entry &e = *lanes[i].entry;
             bytes += e.size;
+            // Lanes side by side mostly share the previous lane's sector: kept once, the sort is short.
             for (std::uintptr_t sector = e.address >> 5; sector <= (e.address + e.size - 1) >> 5; ++sector)
-                scratch_.push_back(sector);
+                if (scratch_.empty() || scratch_.back() != sector) scratch_.push_back(sector);
             if (first.op == Op::Store) owners_mark(e.address, e.size, launch_->writer);
         }
         counts.requests += 1;
