@@ -76,12 +76,13 @@ __global__ void pieces(int *out)         // apsp's own_piece[group]: picking a s
 
 __global__ void merged_loads(float *out)  // tile[x][0..3] unrolled: nvcc's one 16-byte LDS.128
 {
-    __shared__ float tile[32][16];
-    for (int k = 0; k < 16; ++k) tile[threadIdx.x][k] = k;
+    __shared__ __align__(16) float tile[32][16];
+    __shared__ __align__(16) float other[32][16];
+    for (int k = 0; k < 16; ++k) tile[threadIdx.x][k] = other[threadIdx.x][k] = k;
     __syncthreads();
     float sum = 0.0f;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) sum += tile[threadIdx.x][k];
+    for (int k = 0; k < 4; ++k) sum += tile[threadIdx.x][k] * other[threadIdx.x][k];   // two at once
     for (int k = 5; k < 8; ++k) sum += tile[threadIdx.x][k];   // from word 5, no 16-byte boundary
     out[threadIdx.x] = sum;
 }
@@ -227,11 +228,12 @@ def test_a_sub_array_reached_through_a_pointer_is_no_load(profile):
 
 def test_four_adjacent_shared_loads_are_one_16_byte_load(profile):
     t = totals(profile, "merged_loads")
-    # Rows of 16 words: even lanes' words in one bank, odd lanes' in another. The merged load:
-    # 4 phases of 8 lanes, 4 words of one bank each, 16 wavefronts (12 conflicts). The three
-    # loads from word 5 stay 4-byte ones: 16 words in one bank each, 16 wavefronts apiece.
-    assert t["shared_load"] == {"requests": 1 + 3, "wavefronts": 16 + 3 * 16, "conflicts": 12 + 3 * 15,
-                                "bytes": 32 * 16 + 3 * 32 * 4, "accesses": 32 + 3 * 32}
+    # Rows of 16 words: even lanes' words in one bank, odd lanes' in another. A merged load (one
+    # of tile, one of other, their chains side by side): 4 phases of 8 lanes, 4 words of one bank
+    # each, 16 wavefronts (12 conflicts). The three loads from word 5 stay 4-byte ones: 16 words
+    # in one bank each, 16 wavefronts apiece.
+    assert t["shared_load"] == {"requests": 2 + 3, "wavefronts": 2 * 16 + 3 * 16, "conflicts": 2 * 12 + 3 * 15,
+                                "bytes": 2 * 32 * 16 + 3 * 32 * 4, "accesses": 2 * 32 + 3 * 32}
 
 
 def test_16_byte_shared_loads_by_quarter_warps_or_half_warps(profile):

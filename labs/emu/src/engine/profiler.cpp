@@ -165,7 +165,7 @@ CUDAEMU_NO_ASAN void WarpRecorder::request(const Lane *lanes, std::size_t count)
     chain.count = count;
     for (std::size_t i = 0; i < count; ++i) {
         chain.entries[i] = *lanes[i].entry;
-        chain.lanes[i] = Lane{lanes[i].lane, &chain.entries[i]};
+        chain.lanes[i] = lanes[i].lane;
     }
 }
 
@@ -174,7 +174,7 @@ CUDAEMU_NO_ASAN bool WarpRecorder::extends(const LoadChain &chain, const Lane *l
 {
     if (count != chain.count) return false;
     for (std::size_t i = 0; i < count; ++i)
-        if (lanes[i].lane != chain.lanes[i].lane ||
+        if (lanes[i].lane != chain.lanes[i] ||
             lanes[i].entry->address != chain.entries[i].address + 4 * (std::uintptr_t)chain.length)
             return false;
     return true;
@@ -183,12 +183,14 @@ CUDAEMU_NO_ASAN bool WarpRecorder::extends(const LoadChain &chain, const Lane *l
 // A chain counted as one load of `size` bytes a lane (merged), or as its `loads` 4-byte ones.
 CUDAEMU_NO_ASAN void WarpRecorder::count_chain(LoadChain &chain, std::uint32_t size, unsigned int loads)
 {
+    Lane group[32];
+    for (std::size_t i = 0; i < chain.count; ++i) group[i] = Lane{chain.lanes[i], &chain.entries[i]};
     for (unsigned int load = 0; load < loads; ++load) {
         for (std::size_t i = 0; i < chain.count; ++i) {
             chain.entries[i].size = size;
             if (load > 0) chain.entries[i].address += 4;
         }
-        count_request(chain.lanes, chain.count);
+        count_request(group, chain.count);
     }
 }
 

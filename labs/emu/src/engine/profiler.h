@@ -151,8 +151,8 @@ private:
         const AccessSite *site;
         unsigned int length;  // loads so far, 1 to 3
         std::size_t count;    // lanes
-        Lane lanes[32];       // each lane's first load (its entry a copy)
-        Entry entries[32];
+        unsigned int lanes[32];
+        Entry entries[32];    // each lane's first load, copied (the chain outlives the logs)
     };
     static constexpr unsigned int kMergedLoads = 4;
 
