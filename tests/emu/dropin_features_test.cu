@@ -207,6 +207,23 @@ TEST(DeviceClock, ClockInAKernelCountsCyclesOfTheReportedClockRate)
     EXPECT_GE((long long)clock(), 0);         // host code keeps the C library's
 }
 
+// A thread that reads the clock lets the block's other threads run first, as the warps of an SM
+// run while one waits: all four have started by the time the first one reads its clock.
+__global__ void started_before_the_clock_read(int *starts, int *seen)
+{
+    atomicAdd(starts, 1);
+    long long now = clock64();
+    seen[threadIdx.x] = now > 0 ? atomicAdd(starts, 0) : -1;
+}
+
+TEST(DeviceClock, AClockReadLetsTheBlocksOtherThreadsRun)
+{
+    DeviceArray<int> starts(1), seen(4);
+    started_before_the_clock_read<<<1, 4>>>(starts.get(), seen.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    for (int x = 0; x < 4; ++x) EXPECT_EQ(4, seen.host()[x]) << "thread " << x;
+}
+
 // ---- C++ in device code that cuda-samples use (newdelete, dxtc, HSOpticalFlow) --------------
 struct Sum3 {
     float x, y, z;

@@ -107,7 +107,7 @@ TEST(RuntimeApi, EventsTimeTheWorkBetweenThem)
     ASSERT_CUDA_OK(cudaEventSynchronize(stop));
     float ms = 0;
     ASSERT_CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
-    EXPECT_GE(ms, 0.3f) << "4 threads spinning 0.1 ms each, one after another";
+    EXPECT_GE(ms, 0.1f) << "4 threads spinning 0.1 ms each, side by side (a clock read lets the others run)";
     EXPECT_LT(ms, 1000.0f);
     ASSERT_CUDA_OK(cudaEventDestroy(start));
     ASSERT_CUDA_OK(cudaEventDestroy(stop));

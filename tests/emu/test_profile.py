@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 KIT = Path(__file__).resolve().parents[2]
-LIB = KIT / "build/emu/plain/libcudaemu.a"
 
 PROGRAM = r'''
 #include <cstdio>
@@ -75,6 +74,45 @@ __global__ void tensor_products(float *out)                   // 2 warps, 3 mma_
     wmma::store_matrix_sync(out + threadIdx.x / 32 * 256, c, 16, wmma::mem_row_major);
 }
 
+__device__ int column_sum(const int (*rows)[32])              // two rows of a piece: 2 loads
+{
+    return rows[0][threadIdx.x] + rows[1][threadIdx.x];
+}
+
+__global__ void pieces(int *out)         // apsp's own_piece[group]: picking a sub-array loads nothing
+{
+    __shared__ int piece[2][2][32];
+    piece[0][0][threadIdx.x] = 1;
+    piece[1][1][threadIdx.x] = 2;
+    int (*all)[2][32] = piece;
+    __syncthreads();
+    out[threadIdx.x] = column_sum(all[1]);
+}
+
+__global__ void merged_loads(float *out)  // tile[x][0..3] unrolled: nvcc's one 16-byte LDS.128
+{
+    __shared__ __align__(16) float tile[32][16];
+    __shared__ __align__(16) float other[32][16];
+    for (int k = 0; k < 16; ++k) tile[threadIdx.x][k] = other[threadIdx.x][k] = k;
+    __syncthreads();
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) sum += tile[threadIdx.x][k] * other[threadIdx.x][k];   // two at once
+    for (int k = 5; k < 8; ++k) sum += tile[threadIdx.x][k];   // from word 5, no 16-byte boundary
+    out[threadIdx.x] = sum;
+}
+
+__global__ void wide_loads(float *out)   // 16-byte shared loads as apsp's min-plus tiles make them
+{
+    __shared__ __align__(16) float tile[64];
+    tile[threadIdx.x] = threadIdx.x;
+    tile[threadIdx.x + 32] = threadIdx.x;
+    __syncthreads();
+    float4 shared_by_16 = ((float4 *)tile)[threadIdx.x / 16];   // one address a half-warp
+    float4 eight_apart = ((float4 *)tile)[threadIdx.x % 8];     // 8 addresses in each quarter
+    out[threadIdx.x] = shared_by_16.x + eight_apart.y;
+}
+
 int main()
 {
     float *in, *out;
@@ -90,6 +128,9 @@ int main()
     cudaMalloc(&data, 32 * sizeof(int));
     cudaMalloc(&flag, sizeof(int));
     half_warp<<<1, 32>>>(data, flag);
+    pieces<<<1, 32>>>(data);
+    merged_loads<<<1, 32>>>(out);
+    wide_loads<<<1, 32>>>(out);
     std::vector<float> host(64);
     cudaMemcpy(out, host.data(), 32 * sizeof(float), cudaMemcpyHostToDevice);   // overwrites coalesced's out[0..31]
     std::vector<float> back(64);
@@ -125,10 +166,13 @@ int main()
 def profile(tmp_path_factory) -> dict:
     if subprocess.run(["g++", "--version"], capture_output=True).returncode != 0:
         pytest.skip("no g++: the emulator's tests need a C++17 compiler")
-    done = subprocess.run(["make", "--no-print-directory", "-C", str(KIT), str(LIB.relative_to(KIT))],
+    # emu-runtime builds the runtime of this machine's fiber backend and prints it with the
+    # libraries it needs (Boost.Context's, or none for ucontext).
+    done = subprocess.run(["make", "--no-print-directory", "-s", "-C", str(KIT), "emu-runtime"],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        pytest.fail(f"building the emulator's runtime failed: {done.stderr[-1500:]}")
+        pytest.fail(f"building the emulator's runtime (make emu-runtime) failed: {done.stderr[-1500:]}")
+    library, *link_flags = done.stdout.strip().splitlines()[-1].split()
     folder = tmp_path_factory.mktemp("profile")
     source = folder / "kernels.cu"
     # The declaration first: the program calls it.
@@ -138,7 +182,7 @@ def profile(tmp_path_factory) -> dict:
     rewritten, binary = folder / "kernels.cpp", folder / "kernels"
     subprocess.run([sys.executable, str(KIT / "labs/emu/rewriter"), str(source), str(rewritten)], check=True)
     done = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{KIT / 'labs/emu/include'}", str(rewritten),
-                           str(LIB), "-o", str(binary), "-lboost_context", "-pthread"], capture_output=True, text=True)
+                           library, "-o", str(binary), *link_flags], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     path = folder / "profile.json"
     done = subprocess.run([str(binary)], env={**os.environ, "EMU_PROFILE": str(path), "EMU_THREADS": "2"},
@@ -192,6 +236,32 @@ def test_partial_warps_named_pointers_and_atomics(profile):
     assert t["global_atomic"]["accesses"] == 32
 
 
+def test_a_sub_array_reached_through_a_pointer_is_no_load(profile):
+    # all[1] is an int[2][32]: it decays to the pointer column_sum gets. Only rows[0][x] and
+    # rows[1][x] read shared memory, 32 lanes of 4 bytes each.
+    t = totals(profile, "pieces")
+    assert t["shared_load"] == {"requests": 2, "wavefronts": 2, "conflicts": 0, "bytes": 256, "accesses": 64}
+    assert t["shared_store"]["requests"] == 2
+
+
+def test_four_adjacent_shared_loads_are_one_16_byte_load(profile):
+    t = totals(profile, "merged_loads")
+    # Rows of 16 words: even lanes' words in one bank, odd lanes' in another. A merged load (one
+    # of tile, one of other, their chains side by side): 4 phases of 8 lanes, 4 words of one bank
+    # each, 16 wavefronts (12 conflicts). The three loads from word 5 stay 4-byte ones: 16 words
+    # in one bank each, 16 wavefronts apiece.
+    assert t["shared_load"] == {"requests": 2 + 3, "wavefronts": 2 * 16 + 3 * 16, "conflicts": 2 * 12 + 3 * 15,
+                                "bytes": 2 * 32 * 16 + 3 * 32 * 4, "accesses": 2 * 32 + 3 * 32}
+
+
+def test_16_byte_shared_loads_by_quarter_warps_or_half_warps(profile):
+    # As ncu counts them on an H200: the two quarters of a half-warp that each read one address
+    # are served together (2 wavefronts for the warp); quarters reading 8 addresses, one each (4).
+    t = totals(profile, "wide_loads")
+    assert t["shared_load"]["requests"] == 2
+    assert t["shared_load"]["wavefronts"] == 2 + 4 and t["shared_load"]["conflicts"] == 0
+
+
 def test_who_wrote_what_was_copied_back(profile):
     writers = {w["id"]: w for w in profile["writers"]}
     output = next(o for o in profile["outputs"] if o["what"] == "out")
@@ -229,7 +299,7 @@ def test_a_result_in_rows_changed_on_the_host_after_one_whole_copy_is_seen(profi
 
 def test_devices_count_launches_and_traffic(profile):
     (device,) = profile["devices"]
-    assert device["launches"] == 9 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
+    assert device["launches"] == 12 and device["from_host"] == 128 and device["to_host"] == 256 + 80 + 128
 
 
 def test_the_timeline_holds_every_launch_copy_and_memset_in_issue_order(profile):
@@ -244,7 +314,7 @@ def test_the_timeline_holds_every_launch_copy_and_memset_in_issue_order(profile)
     assert [short(e) for e in profile["timeline"]] == [
         ("memset", 32 * 32 * 64 * 4, 0),
         launch("coalesced", 2), launch("strided"), launch("vector4"), launch("banks"), launch("banks"),
-        launch("half_warp"),
+        launch("half_warp"), launch("pieces"), launch("merged_loads"), launch("wide_loads"),
         ("memcpy", "HtoD", 128, -1, 0), ("memcpy", "DtoH", 256, 0, -1),
         launch("fill_rows", 4, 5), ("memcpy", "DtoH", 80, 0, -1),  # a 2D copy: one event, width x height
         launch("fill_rows", 4, 5), ("memcpy", "DtoH", 128, 0, -1), launch("tensor_products", 1, 64)]

@@ -49,7 +49,30 @@ Timing median_ms(int runs, Work work)
     return Timing{walls[walls.size() / 2], cpus[cpus.size() / 2]};
 }
 
+// The operands of an n x n matrix product in device memory, the inputs zeroed.
+struct ProductOperands {
+    float *a = nullptr, *b = nullptr, *c = nullptr;
+};
+inline ProductOperands product_operands(int n)
+{
+    ProductOperands m;
+    size_t bytes = (size_t)n * n * sizeof(float);
+    cudaMalloc(&m.a, bytes);
+    cudaMalloc(&m.b, bytes);
+    cudaMalloc(&m.c, bytes);
+    cudaMemset(m.a, 0, bytes);
+    cudaMemset(m.b, 0, bytes);
+    return m;
+}
+inline void free_operands(const ProductOperands &m)
+{
+    cudaFree(m.a);
+    cudaFree(m.b);
+    cudaFree(m.c);
+}
+
 Timing time_increment_ms(int n, int block_size);
 Timing time_barrier_heavy_ms(int blocks, int threads, int rounds);
 Timing time_tiled_product_ms(int n);
+Timing time_naive_product_ms(int n);
 double fiber_switch_ns(long switches);

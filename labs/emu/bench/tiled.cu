@@ -22,12 +22,9 @@ __global__ void tiled_product(const float *a, const float *b, float *c, int n)
 
 Timing time_tiled_product_ms(int n)
 {
-    float *a = nullptr, *b = nullptr, *c = nullptr;
-    cudaMalloc(&a, (size_t)n * n * sizeof(float));
-    cudaMalloc(&b, (size_t)n * n * sizeof(float));
-    cudaMalloc(&c, (size_t)n * n * sizeof(float));
-    cudaMemset(a, 0, (size_t)n * n * sizeof(float));
-    cudaMemset(b, 0, (size_t)n * n * sizeof(float));
+    ProductOperands m = product_operands(n);
     dim3 threads(TILE, TILE), blocks(n / TILE, n / TILE);
-    return median_ms(5, [&] { tiled_product<<<blocks, threads>>>(a, b, c, n); });
+    Timing timing = median_ms(5, [&] { tiled_product<<<blocks, threads>>>(m.a, m.b, m.c, n); });
+    free_operands(m);
+    return timing;
 }

@@ -17,4 +17,7 @@ std::size_t fiber_stack_bytes();
 int emulated_device_count();
 bool peer_access_between_devices();
 bool racecheck_on();
+// EMU_PROFILE, read at each call; defined with the profile's writer (reports/profile_report.cpp),
+// which also learns there where the profile goes at exit.
+bool profile_on();
 }  // namespace cudaemu

@@ -146,12 +146,21 @@ inline T &&global_written(T &&result, Site site)
     return static_cast<T &&>(result);
 }
 
+// Whether an lvalue the rewriter wrapped is a memory access at all: an array (`pieces[g]` of
+// `int (*pieces)[64][64]`, a row `m[i]` of a 2-D parameter) only decays to a pointer where it
+// is used, and reads nothing; counting it would count a whole array as one load.
+template <class T>
+constexpr bool accessed_by_use()
+{
+    return std::is_lvalue_reference<T>::value && !std::is_array<std::remove_reference_t<T>>::value;
+}
+
 // `x = in[i]`: the lvalue, unchanged (an rvalue, from a class's operator[], passes through).
 // constexpr, so that `constexpr int w = weights[2];` still compiles: nothing is watched then.
 template <class T, class Site>
 constexpr T &&global_read(T &&ref, Site site)
 {
-    if constexpr (std::is_lvalue_reference<T>::value) {
+    if constexpr (accessed_by_use<T>()) {
         if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0) &&
             !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
@@ -163,7 +172,7 @@ constexpr T &&global_read(T &&ref, Site site)
 template <class T, class Site>
 inline T &&global_access(T &&ref, Access kind, Site site)
 {
-    if constexpr (std::is_lvalue_reference<T>::value) {
+    if constexpr (accessed_by_use<T>()) {
         if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), kind, site());
     }

@@ -1,4 +1,4 @@
-// Where work issued to a stream meets CUDA graphs (src/api/graphs.cpp): while a stream is being
+// Where work issued to a stream meets CUDA graphs (src/api/graph_capture.cpp): while a stream is being
 // captured (cudaStreamBeginCapture), the launch, copy, fill, host-function, event and
 // stream-ordered allocation calls made on it become nodes of the capture's graph instead of
 // running. Each such call asks here first; with no capture anywhere that costs one load.

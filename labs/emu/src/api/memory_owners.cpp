@@ -8,7 +8,7 @@
 
 #include "api/memory_registry.h"
 #include "api/profile_timeline.h"
-#include "engine/profiler.h"
+#include "settings.h"
 
 namespace cudaemu {
 namespace {

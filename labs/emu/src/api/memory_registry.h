@@ -10,7 +10,7 @@
 
 namespace cudaemu {
 
-// Graph: the memory of a graph's memory-alloc node while allocated (src/api/graphs.cpp owns it).
+// Graph: the memory of a graph's memory-alloc node while allocated (src/api/graph_model.cpp owns it).
 enum class MemoryKind { Device, Managed, PinnedHost, RegisteredHost, Graph };
 
 struct Allocation {

@@ -59,6 +59,9 @@ public:
     unsigned int converge(const char *file, int line);
     // The barrier of a tile of whole warps (cg::thread_block_tile<N> with N > 32).
     void sync_range(unsigned int first, unsigned int count);
+    // clock() and clock64(): the running thread lets the block's other threads run first, as an
+    // SM's warps run side by side while one waits for its clock (device_clock.cpp says why).
+    void yield_running_thread();
     // The memory-access hook (cuda_emu/memory_access.h), on the running thread's behalf.
     void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
     void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site);

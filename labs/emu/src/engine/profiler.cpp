@@ -65,38 +65,63 @@ CUDAEMU_NO_ASAN std::size_t distinct(std::uintptr_t *values, std::size_t count)
     return (std::size_t)(std::unique(values, values + count) - values);
 }
 
-// Wavefronts of one shared-memory request whose lanes ask `size` bytes each: the warp runs in
-// phases of 128 bytes (32 lanes of 4 bytes, 16 of 8, 8 of 16); in each phase, a bank serves one
-// distinct 4-byte word per wavefront.
+// What the lanes `first_lane` .. `first_lane + lanes - 1` of a shared-memory request ask for, each
+// `size` bytes: the wavefronts they take (a bank serves one distinct 4-byte word per wavefront,
+// a word many lanes read is a broadcast), 0 when none of them is in the request; and whether
+// they all ask for one address.
+struct PhaseCost {
+    unsigned int wavefronts = 0;
+    bool one_address = true;
+};
+CUDAEMU_NO_ASAN PhaseCost phase_cost(const std::uintptr_t *addresses, const unsigned int *lanes, std::size_t count,
+                                     std::uint32_t size, unsigned int first_lane, unsigned int phase_lanes)
+{
+    PhaseCost cost;
+    std::uintptr_t words[32][32];
+    unsigned char used[32] = {};
+    const std::uintptr_t *seen_address = nullptr;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (lanes[i] < first_lane || lanes[i] >= first_lane + phase_lanes) continue;
+        if (seen_address && *seen_address != addresses[i]) cost.one_address = false;
+        seen_address = &addresses[i];
+        std::uintptr_t first = addresses[i] >> 2, last = (addresses[i] + (size ? size : 1) - 1) >> 2;
+        for (std::uintptr_t word = first; word <= last && word < first + 32; ++word) {
+            unsigned int bank = (unsigned int)(word & 31);
+            bool seen = false;
+            for (unsigned int k = 0; k < used[bank]; ++k) seen = seen || words[bank][k] == word;
+            if (!seen && used[bank] < 32) {
+                words[bank][used[bank]++] = word;
+                cost.wavefronts = std::max<unsigned int>(cost.wavefronts, used[bank]);
+            }
+        }
+    }
+    return cost;
+}
+
+// Wavefronts of one shared-memory request (profiler.h): 4-byte accesses in one phase of 32
+// lanes, 8-byte ones in two half-warps, 16-byte ones in four quarter-warps, except that the two
+// quarters of a half-warp that each ask for one 16-byte address are served together.
+// *phases: the wavefronts the request needs with no bank conflict.
 CUDAEMU_NO_ASAN std::uint64_t shared_wavefronts(const std::uintptr_t *addresses, const unsigned int *lanes, std::size_t count,
                                 std::uint32_t size, std::uint64_t *phases)
 {
-    unsigned int lanes_per_phase = size <= 4 ? 32 : size <= 8 ? 16 : 8;
     std::uint64_t total = 0;
     *phases = 0;
-    std::uintptr_t words[32][32];
-    unsigned char used[32];
-    for (unsigned int phase = 0; phase < 32 / lanes_per_phase; ++phase) {
-        std::fill(std::begin(used), std::end(used), 0);
-        bool any = false;
-        unsigned int worst = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            if (lanes[i] / lanes_per_phase != phase) continue;
-            any = true;
-            std::uintptr_t first = addresses[i] >> 2, last = (addresses[i] + (size ? size : 1) - 1) >> 2;
-            for (std::uintptr_t word = first; word <= last && word < first + 32; ++word) {
-                unsigned int bank = (unsigned int)(word & 31);
-                bool seen = false;
-                for (unsigned int k = 0; k < used[bank]; ++k) seen = seen || words[bank][k] == word;
-                if (!seen && used[bank] < 32) {
-                    words[bank][used[bank]++] = word;
-                    worst = std::max<unsigned int>(worst, used[bank]);
-                }
+    const unsigned int phase_lanes = size <= 4 ? 32 : size <= 8 ? 16 : 8;
+    for (unsigned int first = 0; first < 32; first += phase_lanes) {
+        PhaseCost cost = phase_cost(addresses, lanes, count, size, first, phase_lanes);
+        if (size > 8 && first % 16 == 0) {
+            PhaseCost next = phase_cost(addresses, lanes, count, size, first + 8, 8);
+            if (cost.wavefronts && next.wavefronts && cost.one_address && next.one_address) {
+                total += phase_cost(addresses, lanes, count, size, first, 16).wavefronts;
+                *phases += 1;
+                first += 8;  // both quarters done
+                continue;
             }
         }
-        if (any) {
-            ++*phases;
-            total += worst;
+        if (cost.wavefronts) {
+            total += cost.wavefronts;
+            *phases += 1;
         }
     }
     return total;
@@ -106,8 +131,77 @@ CUDAEMU_NO_ASAN std::uint64_t shared_wavefronts(const std::uintptr_t *addresses,
 // How the lanes' addresses lie: the common patterns are counted without sorting.
 enum class Pattern { Scattered, Contiguous, Uniform };
 
-// One request: the lanes of a warp at one execution of one site.
+// One request: the lanes of a warp at one execution of one site; a 4-byte shared load may wait
+// for the three that make it a 16-byte one (profiler.h).
 CUDAEMU_NO_ASAN void WarpRecorder::request(const Lane *lanes, std::size_t count)
+{
+    const Entry &first = *lanes[0].entry;
+    if (first.space != Space::Shared || first.op != Op::Load || first.size != 4 || count > 32) {
+        count_request(lanes, count);
+        return;
+    }
+    for (std::size_t c = 0; c < chains_.size(); ++c) {
+        LoadChain &chain = chains_[c];
+        if (chain.site != first.site) continue;
+        if (extends(chain, lanes, count)) {
+            if (++chain.length == kMergedLoads) {
+                count_chain(chain, 16, 1);
+                chains_.erase(chains_.begin() + (std::ptrdiff_t)c);
+            }
+            return;
+        }
+        count_chain(chain, 4, chain.length);
+        chains_.erase(chains_.begin() + (std::ptrdiff_t)c);
+        break;
+    }
+    for (std::size_t i = 0; i < count; ++i)
+        if (lanes[i].entry->address % 16 != 0) {
+            count_request(lanes, count);
+            return;
+        }
+    chains_.emplace_back();
+    LoadChain &chain = chains_.back();
+    chain.site = first.site;
+    chain.length = 1;
+    chain.count = count;
+    for (std::size_t i = 0; i < count; ++i) {
+        chain.entries[i] = *lanes[i].entry;
+        chain.lanes[i] = lanes[i].lane;
+    }
+}
+
+// Whether a load continues the chain: the same lanes, each at the word after its last one.
+CUDAEMU_NO_ASAN bool WarpRecorder::extends(const LoadChain &chain, const Lane *lanes, std::size_t count) const
+{
+    if (count != chain.count) return false;
+    for (std::size_t i = 0; i < count; ++i)
+        if (lanes[i].lane != chain.lanes[i] ||
+            lanes[i].entry->address != chain.entries[i].address + 4 * (std::uintptr_t)chain.length)
+            return false;
+    return true;
+}
+
+// A chain counted as one load of `size` bytes a lane (merged), or as its `loads` 4-byte ones.
+CUDAEMU_NO_ASAN void WarpRecorder::count_chain(LoadChain &chain, std::uint32_t size, unsigned int loads)
+{
+    Lane group[32];
+    for (std::size_t i = 0; i < chain.count; ++i) group[i] = Lane{chain.lanes[i], &chain.entries[i]};
+    for (unsigned int load = 0; load < loads; ++load) {
+        for (std::size_t i = 0; i < chain.count; ++i) {
+            chain.entries[i].size = size;
+            if (load > 0) chain.entries[i].address += 4;
+        }
+        count_request(group, chain.count);
+    }
+}
+
+CUDAEMU_NO_ASAN void WarpRecorder::flush_chains()
+{
+    for (LoadChain &chain : chains_) count_chain(chain, 4, chain.length);
+    chains_.clear();
+}
+
+CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t count)
 {
     const Entry &first = *lanes[0].entry;
     SiteProfile &site = site_of(first.site);
@@ -152,8 +246,9 @@ CUDAEMU_NO_ASAN void WarpRecorder::request(const Lane *lanes, std::size_t count)
         for (std::size_t i = 0; i < count; ++i) {
             const Entry &e = *lanes[i].entry;
             bytes += e.size;
+            // Lanes side by side mostly share the previous lane's sector: kept once, the sort is short.
             for (std::uintptr_t sector = e.address >> 5; sector <= (e.address + e.size - 1) >> 5; ++sector)
-                scratch_.push_back(sector);
+                if (scratch_.empty() || scratch_.back() != sector) scratch_.push_back(sector);
             if (first.op == Op::Store) owners_mark(e.address, e.size, launch_->writer);
         }
         counts.requests += 1;
@@ -163,13 +258,13 @@ CUDAEMU_NO_ASAN void WarpRecorder::request(const Lane *lanes, std::size_t count)
         return;
     }
     AccessCounts &counts = first.op == Op::Load ? site.shared_load : site.shared_store;
-    if (pattern != Pattern::Scattered && first.size <= 16 && (first.address & (first.size - 1)) == 0) {
+    if (pattern != Pattern::Scattered && first.size <= 8 && (first.address & (first.size - 1)) == 0) {
         // Consecutive aligned words, or one word for all: one wavefront per phase that has lanes.
-        unsigned int lanes_per_phase = first.size <= 4 ? 32 : first.size <= 8 ? 16 : 8;
+        unsigned int phase_lanes = first.size <= 4 ? 32 : 16;
         std::uint64_t phases = 0;
         unsigned int previous = 32;
         for (std::size_t i = 0; i < count; ++i) {
-            unsigned int phase = lanes[i].lane / lanes_per_phase;
+            unsigned int phase = lanes[i].lane / phase_lanes;
             if (phase != previous) ++phases;
             previous = phase;
         }
@@ -236,6 +331,7 @@ CUDAEMU_NO_ASAN void WarpRecorder::flush_warp(unsigned int warp)
             request(group, count);
         }
     }
+    flush_chains();
     for (unsigned int lane = 0; lane < lanes; ++lane) {
         logged_ -= std::min(logged_, logs_[first_thread + lane].size());
         logs_[first_thread + lane].clear();

@@ -14,8 +14,18 @@
 // l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}); shared memory, the wavefronts it takes with
 // 32 banks of 4 bytes: per bank, the distinct 4-byte words asked for (one word read by many
 // lanes is a broadcast); 8-byte accesses run as two half-warps and 16-byte ones as four
-// quarter-warps, as the hardware splits them. Bank conflicts = wavefronts - the phases a
-// request needs (ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}).
+// quarter-warps, as the hardware splits them, except that the two quarters of a half-warp that
+// each read one 16-byte address take one wavefront together (measured with ncu on an H200,
+// labs/emu/scripts/ncu_compare.py: the tiled product's LDS.128 of Ablock[ty][k..k+3], one
+// address for each 16 lanes, takes 2 wavefronts; apsp's left_t[k][4ty..] 2, its right[k][4tx..]
+// 4). Bank conflicts = wavefronts - the phases a request needs (ncu's
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}).
+//
+// What the compiler makes of the source, modelled for its common case: four 4-byte shared loads
+// of one site by the same lanes, each lane reading the word after the one it read before, from a
+// 16-byte boundary (`tile[tx][k]`, k = 0..3 of an unrolled loop), are one 16-byte load, as nvcc
+// merges them into one LDS.128. A load the compiler keeps in a register, or stores it splits
+// across the copies of an unrolled loop, are counted as the source has them.
 #pragma once
 
 #include <cstddef>
@@ -74,8 +84,6 @@ struct LaunchProfile {
     SiteProfile unsited;
 };
 
-// Whether EMU_PROFILE is on now (read at each call), and where the profile goes at exit.
-bool profile_on();
 // A launch begins and ends (api/launch.cpp): the profile keeps the launch once it has run.
 LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block);
 void profile_end_launch(LaunchProfile *launch);
@@ -140,7 +148,21 @@ private:
     };
     static constexpr std::size_t kFlushEntries = std::size_t(1) << 20;  // bounds the logs' memory
 
+    // Four 4-byte shared loads that may become one 16-byte load, as the first three wait.
+    struct LoadChain {
+        const AccessSite *site;
+        unsigned int length;  // loads so far, 1 to 3
+        std::size_t count;    // lanes
+        unsigned int lanes[32];
+        Entry entries[32];    // each lane's first load, copied (the chain outlives the logs)
+    };
+    static constexpr unsigned int kMergedLoads = 4;
+
     void request(const Lane *lanes, std::size_t count);
+    void count_request(const Lane *lanes, std::size_t count);
+    bool extends(const LoadChain &chain, const Lane *lanes, std::size_t count) const;
+    void count_chain(LoadChain &chain, std::uint32_t size, unsigned int loads);
+    void flush_chains();
     SiteProfile &site_of(const AccessSite *site);
     void flush_divergent(unsigned int first_thread, unsigned int lanes);
 
@@ -165,6 +187,7 @@ private:
         const Entry *entry;
     };
     std::vector<Keyed> keyed_;
+    std::vector<LoadChain> chains_;  // of the warp being flushed
 };
 
 }  // namespace cudaemu

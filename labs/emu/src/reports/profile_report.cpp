@@ -22,6 +22,7 @@
 #include "api/memory_owners.h"
 #include "api/profile_timeline.h"
 #include "engine/profiler.h"
+#include "settings.h"
 
 namespace cudaemu {
 namespace {
