@@ -305,12 +305,15 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
         """)
     write(checkout, "cpp/good/helper.cpp", "int helper() { return 0; }\n")
     write(checkout, "cpp/bad/bad.cu", "int main() { return 3; }\n")
+    # Exits 0 but says it failed: its own verdict counts.
+    write(checkout, "cpp/says_failed/says_failed.cu", '#include <cstdio>\nint main() { printf("Test failed!\\n"); }\n')
     write(checkout, "cpp/broken/broken.cu", "int main() { return missing; }\n")
     write(checkout, "Common/empty.h", "")
     programs = write(tmp_path, "programs.json", json.dumps({"suites": {"cuda-samples": {
         "defaults": {"sources": ["*.cu", "*.cpp"], "include": ["Common"], "waived_exit": 2},
         "programs": [{"dir": "cpp/good"}, {"dir": "cpp/bad"}, {"dir": "cpp/broken"},
-                     {"dir": "cpp/gone"}, {"dir": "cpp/good", "name": "needs_data", "inputs": ["data/x.dat"]}]}}}))
+                     {"dir": "cpp/gone"}, {"dir": "cpp/good", "name": "needs_data", "inputs": ["data/x.dat"]},
+                     {"dir": "cpp/says_failed"}]}}}))
     baseline = write(tmp_path, "baseline.json", json.dumps({"status": {"cuda-samples/bad": "passed"}}))
     result = subprocess.run([sys.executable, CONFORMANCE, "--cuda-samples", str(checkout), "--programs", str(programs),
                              "--baseline", str(baseline), "--work", str(tmp_path / "work"),
@@ -318,7 +321,9 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
     results = json.loads((tmp_path / "results.json").read_text())
     assert {key: r["status"] for key, r in results.items()} == {
         "cuda-samples/good": "passed", "cuda-samples/bad": "failed", "cuda-samples/broken": "build_failed",
-        "cuda-samples/gone": "not_found", "cuda-samples/needs_data": "input_missing"}
+        "cuda-samples/gone": "not_found", "cuda-samples/needs_data": "input_missing",
+        "cuda-samples/says_failed": "failed"}
     assert "missing" in results["cuda-samples/broken"]["detail"]
+    assert "Test failed!" in results["cuda-samples/says_failed"]["detail"]
     assert result.returncode == 1 and "regressions (passed in the baseline): cuda-samples/bad" in result.stdout
-    assert "cuda-samples: 1 of 5 pass, 3 build" in result.stdout
+    assert "cuda-samples: 1 of 6 pass, 4 build" in result.stdout

@@ -8,12 +8,12 @@ so the checkouts are given by path) with labs/emu/bin/nvcc-emu the way cuda4cpu'
 calls a compiler: every .cu, then every .cpp of the program's folder (Rodinia: the files the list
 names; .c files with the C compiler), with -I Common and -I the folder, one object each, then a
 link. It runs each program in its folder with a time limit, and prints one line a program and
-a table: built, ran, passed its own check (exit status 0, and for Rodinia's lud no
-"dismatch"), the first error. Statuses:
+a table: built, ran, passed its own check (exit status 0 and no line saying it failed,
+verdict.py: FAILED, FAIL, "Test failed"; for Rodinia's lud no "dismatch"), the first error. Statuses:
 
     passed         built, ran, its own check passed (Rodinia: ran to completion)
     waived         the program skipped itself (cuda-samples' exit status 2)
-    failed         nonzero exit status, or output the list rejects
+    failed         nonzero exit status, a line saying it failed, or output the list rejects
     crashed        killed by a signal
     timeout        ran past --timeout
     build_failed   did not compile or link (the first compiler error is shown)
@@ -39,6 +39,9 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict import failure_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
@@ -135,6 +138,9 @@ def run_program(program, executable, folder, timeout):
     rejected = program.get("reject")
     if rejected and re.search(rejected, text):
         return "failed", elapsed, re.search(".*" + rejected + ".*", text).group(0)
+    said_failed = failure_line(text)
+    if said_failed:
+        return "failed", elapsed, said_failed + "\n(the program's own verdict, though it exited 0)"
     return "passed", elapsed, text
 
 

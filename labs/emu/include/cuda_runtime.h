@@ -14,6 +14,7 @@
 #include <new>
 
 #include "cuda_emu/qualifiers.h"
+#include "cuda_emu/device_arch.h"
 #include "cuda_runtime_api.h"
 #include "device_launch_parameters.h"
 #include "cuda_emu/atomics.h"

@@ -16,6 +16,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from accesses import access_edits, statement_macros  # noqa: E402
+from cuda_arch import cuda_arch_edits  # noqa: E402
 from inline_asm import inline_ptx_edits  # noqa: E402
 from device_calls import device_clock_edits  # noqa: E402
 from headers import SearchPath, display_name, has_device_code, include_lines  # noqa: E402
@@ -60,6 +61,7 @@ def rewrite_cuda(text, called_elsewhere=frozenset(), macros_elsewhere=frozenset(
               if t.kind == "ident" and t.text == "__noinline__"]
     edits += inline_ptx_edits(text, tokens, in_code)
     edits += device_clock_edits(tokens, in_code)
+    edits += cuda_arch_edits(tokens, in_code)
     edits += shared_edits(text, tokens, in_code)
     edits += registration_edits(text, tokens, in_code)
     # Access wrappers are insertions; one inside text another edit replaces is dropped.
