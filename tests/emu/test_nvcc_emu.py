@@ -3,6 +3,8 @@ sample uses; and labs/emu/conformance/run.py on a made-up checkout."""
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -327,3 +329,17 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
     assert "Test failed!" in results["cuda-samples/says_failed"]["detail"]
     assert result.returncode == 1 and "regressions (passed in the baseline): cuda-samples/bad" in result.stdout
     assert "cuda-samples: 1 of 6 pass, 4 build" in result.stdout
+
+
+def test_build_tools_read_it_as_nvcc_version_options_files_and_ccbin(tmp_path):
+    version = nvcc(["--version"], tmp_path).stdout.splitlines()
+    assert version[0].startswith("nvcc: NVIDIA (R) Cuda compiler driver") and "nvcc-emu" in version[0]
+    assert re.search(r"release 13\.0, V13\.0\.0", version[1])
+    write(tmp_path, "answer.cu", "int answer = ANSWER;\n")
+    write(tmp_path, "options.rsp", '-DANSWER=42 "-I include dir"\n')
+    preprocessed = nvcc(["@options.rsp", "-ccbin", shutil.which("g++"), "-E", "-x", "cu", "answer.cu"], tmp_path)
+    assert "int answer = 42;" in preprocessed.stdout
+    preprocessed = nvcc(["--options-file", "options.rsp", "-E", "answer.cu"], tmp_path)
+    assert "int answer = 42;" in preprocessed.stdout
+    missing = nvcc(["@nowhere.rsp", "answer.cu"], tmp_path, check=False)
+    assert missing.returncode == 2 and "cannot read the options file nowhere.rsp" in missing.stderr

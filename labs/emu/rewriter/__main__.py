@@ -29,8 +29,11 @@ from shared import SharedError, shared_edits  # noqa: E402
 CUDA_SUFFIXES = (".cu", ".cuh")
 _LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)(?:\s+"((?:[^"\\\\]|\\\\.)*)")?')
 
-# What nvcc gives every .cu file: __CUDACC__ and the runtime header.
-PRELUDE = "#define __CUDACC__ 1\n#include <cuda_runtime.h>\n"
+# What nvcc gives every .cu file: __CUDACC__, __NVCC__ and its version (the runtime's, which
+# CMake's compiler identification reads), and the runtime header.
+PRELUDE = ("#define __CUDACC__ 1\n#include <cuda_runtime.h>\n#define __NVCC__ 1\n"
+           "#define __CUDACC_VER_MAJOR__ (CUDART_VERSION / 1000)\n"
+           "#define __CUDACC_VER_MINOR__ (CUDART_VERSION % 1000 / 10)\n#define __CUDACC_VER_BUILD__ 0\n")
 
 
 def apply_edits(text, edits):
