@@ -65,6 +65,10 @@ TEST(HalfPairs, CompareEachHalf)
     EXPECT_EQ(0x0000ffffu, __hltu2_mask(h, k));  // unordered: NaN compares true
     EXPECT_EQ(0xffff0000u, __heq2_mask(h, k));
     EXPECT_EQ(1.0f, __low2float(__hisnan2(h)));
+    const __half2 powers = h2exp2(__floats2half2_rn(1.0f, 3.0f));  // CUDA's pair names: h2exp2, h2sqrt
+    EXPECT_EQ(2.0f, __low2float(powers));
+    EXPECT_EQ(8.0f, __high2float(powers));
+    EXPECT_EQ(3.0f, __high2float(h2sqrt(__floats2bfloat162_rn(4.0f, 9.0f))));
 }
 
 __global__ void sum_bfloat16(const __nv_bfloat16 *values, __nv_bfloat16 *total, __nv_bfloat162 *pair_total)

@@ -67,9 +67,10 @@ inline S round_directed(double value, Rounding mode, S nearest)
     }                                                                                                   \
     CUDAEMU_HALF_FN bool __hb##name##2(P a, P b) { return scalar(a.x, b.x) && scalar(a.y, b.y); }
 
+// A math function of S (hexp) and its pair form (h2exp).
 #define CUDAEMU_HALF_MATH(S, P, NS, name, expression)                                                   \
-    CUDAEMU_HALF_FN S name(S a) { return NS::make(expression(NS::wide(a))); }                         \
-    CUDAEMU_HALF_FN P h2##name(P a) { return P(name(a.x), name(a.y)); }
+    CUDAEMU_HALF_FN S h##name(S a) { return NS::make(expression(NS::wide(a))); }                      \
+    CUDAEMU_HALF_FN P h2##name(P a) { return P(h##name(a.x), h##name(a.y)); }
 
 #define CUDAEMU_HALF_PAIRWISE2(S, P, pair, scalar) \
     CUDAEMU_HALF_FN P pair(P a, P b) { return P(scalar(a.x, b.x), scalar(a.y, b.y)); }
@@ -173,22 +174,22 @@ inline S round_directed(double value, Rounding mode, S nearest)
     CUDAEMU_HALF_FN S __hmin(S a, S b) { return __hisnan(a) ? b : __hisnan(b) ? a : (__hlt(b, a) ? b : a); } \
     CUDAEMU_HALF_FN S __hmax_nan(S a, S b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmax(a, b); } \
     CUDAEMU_HALF_FN S __hmin_nan(S a, S b) { return __hisnan(a) ? a : __hisnan(b) ? b : __hmin(a, b); } \
-    CUDAEMU_HALF_MATH(S, P, NS, hsqrt, std::sqrt)                                                       \
-    CUDAEMU_HALF_MATH(S, P, NS, hrsqrt, 1.0 / std::sqrt)                                                \
-    CUDAEMU_HALF_MATH(S, P, NS, hrcp, 1.0 /)                                                            \
-    CUDAEMU_HALF_MATH(S, P, NS, hexp, std::exp)                                                         \
-    CUDAEMU_HALF_MATH(S, P, NS, hexp2, std::exp2)                                                       \
-    CUDAEMU_HALF_MATH(S, P, NS, hexp10, ::cudaemu::exp10_of)                                                     \
-    CUDAEMU_HALF_MATH(S, P, NS, hlog, std::log)                                                         \
-    CUDAEMU_HALF_MATH(S, P, NS, hlog2, std::log2)                                                       \
-    CUDAEMU_HALF_MATH(S, P, NS, hlog10, std::log10)                                                     \
-    CUDAEMU_HALF_MATH(S, P, NS, hsin, std::sin)                                                         \
-    CUDAEMU_HALF_MATH(S, P, NS, hcos, std::cos)                                                         \
-    CUDAEMU_HALF_MATH(S, P, NS, htanh, std::tanh)                                                       \
-    CUDAEMU_HALF_MATH(S, P, NS, hfloor, std::floor)                                                     \
-    CUDAEMU_HALF_MATH(S, P, NS, hceil, std::ceil)                                                       \
-    CUDAEMU_HALF_MATH(S, P, NS, htrunc, std::trunc)                                                     \
-    CUDAEMU_HALF_MATH(S, P, NS, hrint, std::nearbyint)                                                  \
+    CUDAEMU_HALF_MATH(S, P, NS, sqrt, std::sqrt)                                                       \
+    CUDAEMU_HALF_MATH(S, P, NS, rsqrt, 1.0 / std::sqrt)                                                \
+    CUDAEMU_HALF_MATH(S, P, NS, rcp, 1.0 /)                                                            \
+    CUDAEMU_HALF_MATH(S, P, NS, exp, std::exp)                                                         \
+    CUDAEMU_HALF_MATH(S, P, NS, exp2, std::exp2)                                                       \
+    CUDAEMU_HALF_MATH(S, P, NS, exp10, ::cudaemu::exp10_of)                                                     \
+    CUDAEMU_HALF_MATH(S, P, NS, log, std::log)                                                         \
+    CUDAEMU_HALF_MATH(S, P, NS, log2, std::log2)                                                       \
+    CUDAEMU_HALF_MATH(S, P, NS, log10, std::log10)                                                     \
+    CUDAEMU_HALF_MATH(S, P, NS, sin, std::sin)                                                         \
+    CUDAEMU_HALF_MATH(S, P, NS, cos, std::cos)                                                         \
+    CUDAEMU_HALF_MATH(S, P, NS, tanh, std::tanh)                                                       \
+    CUDAEMU_HALF_MATH(S, P, NS, floor, std::floor)                                                     \
+    CUDAEMU_HALF_MATH(S, P, NS, ceil, std::ceil)                                                       \
+    CUDAEMU_HALF_MATH(S, P, NS, trunc, std::trunc)                                                     \
+    CUDAEMU_HALF_MATH(S, P, NS, rint, std::nearbyint)                                                  \
     CUDAEMU_HALF_PAIRWISE2(S, P, __hadd2, __hadd)                                                       \
     CUDAEMU_HALF_PAIRWISE2(S, P, __hsub2, __hsub)                                                       \
     CUDAEMU_HALF_PAIRWISE2(S, P, __hmul2, __hmul)                                                       \
