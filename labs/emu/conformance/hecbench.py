@@ -32,6 +32,7 @@ import argparse
 import glob
 import json
 import os
+import random
 import re
 import shlex
 import signal
@@ -234,6 +235,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hecbench", required=True, metavar="PATH", help="a checkout of zjin-lcf/HeCBench")
     parser.add_argument("--filter", default="*-cuda", help="glob of the src/ folders to run (default *-cuda)")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="run N programs drawn at random (with --seed) instead of all of them")
+    parser.add_argument("--seed", type=int, default=1, help="the --sample's random seed (default 1)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds a program may run (default 60)")
     parser.add_argument("--deadline", type=float, default=0,
                         help="seconds after which no further program starts (default: none)")
@@ -248,6 +252,8 @@ def main(argv=None):
     if not os.path.isdir(source):
         parser.error(f"--hecbench {args.hecbench}: no src/ folder there (give a checkout of zjin-lcf/HeCBench)")
     folders = sorted(path for path in glob.glob(os.path.join(source, args.filter)) if os.path.isdir(path))
+    if args.sample:
+        folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
     with open(ARGS_FILE, encoding="utf-8") as handle:
         overrides = json.load(handle)["args"]
     deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
