@@ -343,3 +343,36 @@ def test_build_tools_read_it_as_nvcc_version_options_files_and_ccbin(tmp_path):
     assert "int answer = 42;" in preprocessed.stdout
     missing = nvcc(["@nowhere.rsp", "answer.cu"], tmp_path, check=False)
     assert missing.returncode == 2 and "cannot read the options file nowhere.rsp" in missing.stderr
+
+
+def test_a_lone_known_ptx_instruction_runs_as_its_cuda_cpp_equivalent(tmp_path):
+    # stereoDisparity's sum of absolute differences, split over two string literals as there.
+    write(tmp_path, "sad.cu", """\
+        #include <cstdio>
+        __device__ unsigned sad(unsigned a, unsigned b, unsigned c)
+        {
+            unsigned result;
+            asm("vabsdiff4.u32.u32.u32.add"
+                " %0, %1, %2, %3;" : "=r"(result) : "r"(a), "r"(b), "r"(c));
+            return result;
+        }
+        __global__ void kernel(unsigned *out, float *power)
+        {
+            out[0] = sad(0x01020304u, 0x04030201u, 10u);
+            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(power[1]) : "f"(power[0]));
+        }
+        int main()
+        {
+            unsigned *out;
+            float *power;
+            cudaMallocManaged(&out, sizeof(unsigned));
+            cudaMallocManaged(&power, 2 * sizeof(float));
+            power[0] = 3.0f;
+            kernel<<<1, 1>>>(out, power);
+            cudaDeviceSynchronize();
+            printf("%u %g\\n", out[0], power[1]);
+        }
+        """)
+    nvcc(["sad.cu", "-o", "sad"], tmp_path)
+    ran = subprocess.run([str(tmp_path / "sad")], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.split() == ["18", "8"], ran.stdout + ran.stderr  # 3 + 1 + 1 + 3 + 10; 2^3
