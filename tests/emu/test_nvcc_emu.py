@@ -376,3 +376,29 @@ def test_a_lone_known_ptx_instruction_runs_as_its_cuda_cpp_equivalent(tmp_path):
     nvcc(["sad.cu", "-o", "sad"], tmp_path)
     ran = subprocess.run([str(tmp_path / "sad")], capture_output=True, text=True, timeout=60)
     assert ran.stdout.split() == ["18", "8"], ran.stdout + ran.stderr  # 3 + 1 + 1 + 3 + 10; 2^3
+
+
+def test_a_template_kernel_launched_with_some_template_arguments_deduces_the_rest(tmp_path):
+    # HeCBench's aop: generate_paths_kernel<256><<<grid, 256>>>(..., payoff, ...), Payoff deduced.
+    write(tmp_path, "partial.cu", """\
+        #include <cstdio>
+        struct Payoff { float strike; };
+        template <int N, typename P>
+        __global__ __launch_bounds__(N) void paths(int n, P payoff, float *out) { out[threadIdx.x] = payoff.strike * N + n; }
+        template <int N, typename T = float>
+        __global__ void filled(T *out) { out[threadIdx.x] = N; }
+        int main()
+        {
+            float *out;
+            cudaMallocManaged(&out, 4 * sizeof(float));
+            paths<2><<<1, 4>>>(3, Payoff{1.5f}, out);
+            cudaDeviceSynchronize();
+            printf("%g ", out[1]);
+            filled<7><<<1, 4>>>(out);
+            cudaDeviceSynchronize();
+            printf("%g\\n", out[2]);
+        }
+        """)
+    nvcc(["partial.cu", "-o", "partial"], tmp_path)
+    ran = subprocess.run([str(tmp_path / "partial")], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.split() == ["6", "7"], ran.stdout + ran.stderr

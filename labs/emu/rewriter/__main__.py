@@ -20,7 +20,7 @@ from cuda_arch import cuda_arch_edits  # noqa: E402
 from inline_asm import inline_ptx_edits  # noqa: E402
 from device_calls import device_clock_edits  # noqa: E402
 from headers import SearchPath, display_name, has_device_code, include_lines  # noqa: E402
-from kernels import called_kernel_names, registration_edits  # noqa: E402
+from kernels import called_kernel_names, registration_edits, required_template_arguments  # noqa: E402
 from launches import LaunchError, launch_edits  # noqa: E402
 from lexer import LexError, tokenize  # noqa: E402
 from scopes import code_depths  # noqa: E402
@@ -55,7 +55,8 @@ def rewrite_cuda(text, called_elsewhere=frozenset(), macros_elsewhere=frozenset(
     the statement macros of the files around it (accesses.statement_macros)."""
     tokens = tokenize(text)
     in_code = code_depths(tokens)
-    edits = launch_edits(text, tokens, called_kernel_names(tokens) | set(called_elsewhere))
+    edits = launch_edits(text, tokens, called_kernel_names(tokens) | set(called_elsewhere),
+                         required_template_arguments(tokens))
     # __noinline__ is no macro of the emulator's headers: libstdc++ spells the attribute
     # __attribute__((__noinline__)) in headers a .cu may include at any point (g++ 13 in more
     # of them than <memory>), and a macro would break each. The student's own uses become
