@@ -8,7 +8,9 @@ builds every src/*-cuda program of a HeCBench checkout (zjin-lcf/HeCBench; the s
 the kit's, so the checkout is given by path) with its own Makefile and nvcc-emu as the compiler
 (`make CC=nvcc-emu`), runs it with its Makefile's `run` arguments (or the smaller ones
 hecbench_args.json gives, so that a run fits --timeout on one core: each program gets one CPU
-thread, EMU_THREADS=1), and reads its own verdict (verdict.py). Statuses:
+thread, EMU_THREADS=1), and reads its own verdict (verdict.py). With --shrink F, a program
+that times out runs once more with its integer arguments of 32 or more divided by F (the
+table shows the arguments of the run counted). Statuses:
 
     passed          exit status 0, printed PASS (or "Test passed", SUCCESS), no FAIL
     unverified      exit status 0, printed no verdict at all (the program checks nothing)
@@ -130,6 +132,13 @@ def run_command(folder, compiler, overrides, name):
     return command
 
 
+def shrunk(command, factor):
+    """The command with every integer argument of 32 or more divided by `factor` (at least 1):
+    HeCBench's arguments are mostly sizes and repeat counts chosen for a GPU."""
+    arguments = [str(max(1, int(a) // factor)) if re.fullmatch(r"\d+", a) and int(a) >= 32 else a for a in command[1:]]
+    return command[:1] + arguments
+
+
 def missing_inputs(folder, command):
     """Arguments that look like files under the program's folder or ../data and are absent."""
     missing = []
@@ -140,7 +149,22 @@ def missing_inputs(folder, command):
     return missing
 
 
-def evaluate(folder, compiler, overrides, timeout, deadline):
+def run_once(command, folder, timeout):
+    """((output, exit status) or None on a timeout, seconds) of one run on one CPU thread."""
+    start = time.monotonic()
+    environment = dict(os.environ, EMU_THREADS="1")
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, start_new_session=True, env=environment)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None, round(time.monotonic() - start, 1)
+    return (output.decode(errors="replace"), process.returncode), round(time.monotonic() - start, 1)
+
+
+def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
     name = os.path.basename(folder)
     result = {"program": name, "libraries": needed_libraries(folder)}
     if time.monotonic() > deadline:
@@ -163,28 +187,24 @@ def evaluate(folder, compiler, overrides, timeout, deadline):
         return dict(result, status="build_failed", kind=build_error_kind(log), detail=first_error(log))
     if not command:
         return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
-    start = time.monotonic()
-    environment = dict(os.environ, EMU_THREADS="1")
-    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, start_new_session=True, env=environment)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return dict(result, status="timeout", run_s=round(time.monotonic() - start, 1),
-                    detail=f"no exit after {timeout:g} s")
-    text = output.decode(errors="replace")
-    result["run_s"] = round(time.monotonic() - start, 1)
+    text, seconds = run_once(command, folder, timeout)
+    if text is None and shrink and shrunk(command, shrink) != command:
+        command = shrunk(command, shrink)  # once more, smaller; the table shows these arguments
+        result["args"] = " ".join(command[1:]) + f" (Makefile's / {shrink})"
+        text, seconds = run_once(command, folder, timeout)
+    result["run_s"] = seconds
+    if text is None:
+        return dict(result, status="timeout", detail=f"no exit after {timeout:g} s")
+    text, returncode = text
     said_failed = failure_line(text)
-    if process.returncode < 0:
+    if returncode < 0:
         detail = next((line for line in text.splitlines() if line.startswith("cuda-emu:")), "")
         return dict(result, status="crashed",
-                    detail=(detail or f"killed by signal {signal.Signals(-process.returncode).name}")[:200])
-    if said_failed or process.returncode != 0:
+                    detail=(detail or f"killed by signal {signal.Signals(-returncode).name}")[:200])
+    if said_failed or returncode != 0:
         if re.search(r"No such file|[Cc]annot open|[Uu]nable to open|[Ee]rror opening|[Ff]ailed to open", text):
             return dict(result, status="needs_data", detail=first_error(text))
-        detail = said_failed or first_error(text) or f"exit status {process.returncode}"
+        detail = said_failed or first_error(text) or f"exit status {returncode}"
         return dict(result, status="failed", detail=detail[:200])
     if not claims_success(text):
         return dict(result, status="unverified", detail="ran to completion; printed no PASS or FAIL")
@@ -239,6 +259,9 @@ def main(argv=None):
                         help="run N programs drawn at random (with --seed) instead of all of them")
     parser.add_argument("--seed", type=int, default=1, help="the --sample's random seed (default 1)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds a program may run (default 60)")
+    parser.add_argument("--shrink", type=int, default=0, metavar="F",
+                        help="run a program that times out once more with its integer arguments of 32 "
+                             "or more divided by F (default: no second run)")
     parser.add_argument("--deadline", type=float, default=0,
                         help="seconds after which no further program starts (default: none)")
     parser.add_argument("--jobs", type=int, default=1, help="programs built and run at once (default 1)")
@@ -260,7 +283,7 @@ def main(argv=None):
     compiler = os.path.abspath(args.compiler)
 
     def evaluate_and_print(folder):
-        r = evaluate(folder, compiler, overrides, args.timeout, deadline)
+        r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink)
         print(f"{r['program']:32} {r['status']:14} {(r.get('kind', '') + ' ' + r.get('detail', ''))[:110]}", flush=True)
         if args.log:
             with open(args.log, "a", encoding="utf-8") as handle:
