@@ -6,8 +6,8 @@
 
 builds every src/*-cuda program of a HeCBench checkout (zjin-lcf/HeCBench; the sources are not
 the kit's, so the checkout is given by path) with its own Makefile and nvcc-emu as the compiler
-(`make CC=nvcc-emu`), runs it with its Makefile's `run` arguments (or the smaller ones
-hecbench_args.json gives, so that a run fits --timeout on one core: each program gets one CPU
+(`make CC=nvcc-emu NVCC=nvcc-emu`), runs it with its Makefile's `run` arguments (or the smaller
+ones hecbench_args.json gives, so that a run fits --timeout on one core: each program gets one CPU
 thread, EMU_THREADS=1), and reads its own verdict (verdict.py). With --shrink F, a program
 that times out runs once more with its integer arguments of 32 or more divided by F (the
 table shows the arguments of the run counted). Statuses:
@@ -118,10 +118,16 @@ def first_error(log):
     return lines[-1].strip()[:200] if lines else ""
 
 
+def make_variables(compiler):
+    """The Makefile variables that name the CUDA compiler (CC in most of HeCBench, NVCC in a
+    few) and the launcher, set on make's command line."""
+    return [f"CC={compiler}", f"NVCC={compiler}", "ARCH=sm_90", "LAUNCHER="]
+
+
 def run_command(folder, compiler, overrides, name):
     """The program's run command: the Makefile's `run` recipe (make -n), with the arguments
     hecbench_args.json gives instead where it names the program."""
-    result = subprocess.run(["make", "-n", "-s", "run", f"CC={compiler}", "LAUNCHER="], cwd=folder,
+    result = subprocess.run(["make", "-n", "-s", "run"] + make_variables(compiler), cwd=folder,
                             capture_output=True, text=True, errors="replace")
     lines = [line.strip() for line in result.stdout.splitlines() if re.match(r"\s*(\S*/)?\./", line)]
     if not lines:
@@ -179,8 +185,8 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
     start = time.monotonic()
     subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
-    built = subprocess.run(["make", f"CC={compiler}", "ARCH=sm_90", "LAUNCHER="], cwd=folder, capture_output=True,
-                           text=True, errors="replace")
+    built = subprocess.run(["make"] + make_variables(compiler), cwd=folder, capture_output=True, text=True,
+                           errors="replace")
     result["build_s"] = round(time.monotonic() - start, 1)
     log = (built.stdout + built.stderr).replace(folder + os.sep, "")
     if built.returncode != 0:
