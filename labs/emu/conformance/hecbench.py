@@ -19,7 +19,7 @@ table shows the arguments of the run counted). Statuses:
     timeout         ran past --timeout
     build_failed    did not compile or link; `kind` groups why (a missing header, an
                     undeclared function or intrinsic, inline PTX, the rewriter, ...)
-    needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC or the driver API,
+    needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL or the driver API,
                     which the emulator does not offer (not built)
     needs_data      its run reads a file the checkout does not hold (HeCBench keeps large
                     inputs in DVC, outside git; not run)
@@ -61,6 +61,7 @@ LIBRARIES = {
     "cuDNN": r"-lcudnn|#\s*include\s*[<\"]cudnn",
     "driver API": r"-lcuda\b|#\s*include\s*[<\"]cuda\.h[>\"]",
     "NPP/nvJPEG": r"-lnpp|-lnvjpeg|#\s*include\s*[<\"](npp|nvjpeg)",
+    "NCCL": r"-lnccl|#\s*include\s*[<\"]nccl",
 }
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".cc", ".inc")
 
@@ -146,9 +147,12 @@ def shrunk(command, factor):
 
 
 def missing_inputs(folder, command):
-    """Arguments that look like files under the program's folder or ../data and are absent."""
+    """Arguments that look like input files (a path, or a data file's suffix; not a name
+    with "out" or "result", which the program writes) and are absent."""
     missing = []
     for argument in command[1:]:
+        if re.search(r"out|result", os.path.basename(argument), re.I):
+            continue
         if "/" in argument or re.search(r"\.(txt|bin|dat|csv|mtx|graph|gr|bmp|ppm|pgm|raw|in|ply|obj)$", argument):
             if not os.path.exists(os.path.join(folder, argument)):
                 missing.append(argument)
