@@ -1,5 +1,5 @@
 """CMake's CUDA language with the kit's compiler: tests/emu/cmake_project (separate compilation,
-a device link, a C++ file) configured with -DCMAKE_CUDA_COMPILER=labs/emu/bin/nvcc-emu, built and
+a device link, a C++ file, a C++ program linking CUDA::cudart) configured with -DCMAKE_CUDA_COMPILER=labs/emu/bin/nvcc-emu, built and
 run. CMake identifies nvcc-emu as NVIDIA's nvcc (its --version and -v output), finds its
 include and library folders and links with the host compiler."""
 
@@ -34,3 +34,5 @@ def test_a_cmake_cuda_project_configures_builds_and_runs(tmp_path):
     assert built.returncode == 0, built.stdout + built.stderr
     ran = subprocess.run([str(tmp_path / "vector_add")], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0 and ran.stdout.strip() == "PASSED: 0 wrong", ran.stdout + ran.stderr
+    counted = subprocess.run([str(tmp_path / "device_count")], capture_output=True, text=True, timeout=60)
+    assert counted.returncode == 0 and counted.stdout.strip() == "1 device(s): no error", counted.stdout + counted.stderr
