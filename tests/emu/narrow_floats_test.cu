@@ -50,6 +50,11 @@ TEST(BFloat16, ArithmeticRoundsOnce)
     EXPECT_TRUE(x < y && x != y && -x < x);
     EXPECT_TRUE(__hisnan(__hmax_nan(x, __float2bfloat16(NAN))));
     EXPECT_EQ(1.5f, (float)__hmax(x, __float2bfloat16(NAN)));
+    x = 0;  // an integer assigns without ambiguity (HeCBench's fma, mxfp4)
+    EXPECT_EQ(0x0000, __bfloat16_as_ushort(x));
+    x = 3u;
+    EXPECT_EQ(3.0f, (float)x);
+    EXPECT_EQ(0.5f, __frsqrt_rn(4.0f));  // nbnxm's reciprocal square root
 }
 
 TEST(HalfPairs, CompareEachHalf)

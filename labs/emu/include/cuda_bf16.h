@@ -51,6 +51,17 @@ struct __align__(2) __nv_bfloat16 {
     __host__ __device__ operator __nv_bfloat16_raw() const { return __nv_bfloat16_raw{__x}; }
     __host__ __device__ __nv_bfloat16 &operator=(float value) { __x = cudaemu::bf16::from_float(value); return *this; }
     __host__ __device__ __nv_bfloat16 &operator=(double value) { __x = cudaemu::bf16::from_double(value); return *this; }
+    // From integers too, as CUDA's header has them: `x = 0` is no ambiguity between float and double.
+    __host__ __device__ __nv_bfloat16 &operator=(int value) { __x = cudaemu::bf16::from_double(value); return *this; }
+    __host__ __device__ __nv_bfloat16 &operator=(unsigned value) { __x = cudaemu::bf16::from_double(value); return *this; }
+    __host__ __device__ __nv_bfloat16 &operator=(short value) { __x = cudaemu::bf16::from_double(value); return *this; }
+    __host__ __device__ __nv_bfloat16 &operator=(unsigned short value) { __x = cudaemu::bf16::from_double(value); return *this; }
+    __host__ __device__ __nv_bfloat16 &operator=(long long value) { __x = cudaemu::bf16::from_double((double)value); return *this; }
+    __host__ __device__ __nv_bfloat16 &operator=(unsigned long long value)
+    {
+        __x = cudaemu::bf16::from_double((double)value);
+        return *this;
+    }
     __host__ __device__ __nv_bfloat16 &operator=(const __nv_bfloat16_raw &raw) { __x = raw.x; return *this; }
 };
 typedef __nv_bfloat16 nv_bfloat16;

@@ -138,6 +138,7 @@ inline float __fdiv_rn(float x, float y) { return x / y; }
 inline float __fmaf_rn(float x, float y, float z) { return fmaf(x, y, z); }
 inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __frsqrt_rn(float x) { return (float)(1.0 / sqrt((double)x)); }  // one rounding but for rare double-rounding cases
 inline double __dadd_rn(double x, double y) { return x + y; }
 inline double __dmul_rn(double x, double y) { return x * y; }
 inline double __fma_rn(double x, double y, double z) { return fma(x, y, z); }
