@@ -44,7 +44,7 @@ EMU_RUNTIME_SRCS  := $(wildcard $(EMU_DIR)/src/*.cpp $(EMU_DIR)/src/*/*.cpp)
 EMU_RUNTIME_FLAGS := -std=c++17 -O2 -g -pthread -Wall -Wextra -DCUDAEMU_RUNTIME_BUILD -I$(EMU_DIR)/include -I$(EMU_DIR)/src -Ilabs/common
 EMU_REWRITER      := $(wildcard $(EMU_DIR)/rewriter/*.py)
 # What a program's objects are made from besides their source (the Makefile's EMU rules).
-EMU_BUILD_INPUTS  := $(EMU_REWRITER) $(EMU_DIR)/bin/nvcc-emu $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h)
+EMU_BUILD_INPUTS  := $(EMU_REWRITER) $(EMU_DIR)/bin/nvcc-emu $(wildcard $(EMU_DIR)/include/*.h $(EMU_DIR)/include/*/*.h) $(wildcard $(EMU_DIR)/include/cub/*.cuh $(EMU_DIR)/include/cub/*/*.cuh)
 
 # The runtime, built plain and with ASan, each with either fiber backend.
 define emu_runtime_rules

@@ -97,3 +97,31 @@ TEST(Atomics, IncDecWrapAndReturnOldValues)
     std::vector<int> values = exchanged.host();
     for (int i = 0; i < 1000; ++i) ASSERT_EQ(i + 1, values[i]);
 }
+
+// CUDA 12.8's __nv_atomic_* functions, with a memory order and a scope (HeCBench's atomicCAS
+// and scatter use them).
+__global__ void nv_atomics(unsigned long long *sum, int *largest, float *total, int *claimed)
+{
+    __nv_atomic_fetch_add(sum, (unsigned long long)threadIdx.x, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+    __nv_atomic_max(largest, (int)threadIdx.x * 3, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_BLOCK);
+    __nv_atomic_fetch_add(total, 0.5f, __NV_ATOMIC_RELAXED);
+    int expected = 0;
+    if (__nv_atomic_compare_exchange_n(claimed, &expected, (int)threadIdx.x + 1, false, __NV_ATOMIC_ACQ_REL,
+                                       __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE))
+        __nv_atomic_thread_fence(__NV_ATOMIC_SEQ_CST, __NV_THREAD_SCOPE_DEVICE);
+}
+
+TEST(Atomics, NvAtomicFunctionsWithOrderAndScope)
+{
+    DeviceArray<unsigned long long> sum(1);
+    DeviceArray<int> largest(1), claimed(1);
+    DeviceArray<float> total(1);
+    nv_atomics<<<1, 64>>>(sum.get(), largest.get(), total.get(), claimed.get());
+    ASSERT_CUDA_OK(cudaDeviceSynchronize());
+    EXPECT_EQ(64ull * 63 / 2, sum.host()[0]);
+    EXPECT_EQ(63 * 3, largest.host()[0]);
+    EXPECT_EQ(32.0f, total.host()[0]);
+    const int winner = claimed.host()[0];
+    EXPECT_TRUE(winner >= 1 && winner <= 64) << winner;  // exactly one thread's value
+    EXPECT_EQ(64ull * 63 / 2, __nv_atomic_load_n(sum.host().data(), __NV_ATOMIC_ACQUIRE));
+}

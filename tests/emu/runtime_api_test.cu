@@ -252,3 +252,25 @@ TEST(RuntimeApi, NoinlineFunctionsCompileBesideTheStandardLibrary)
     call_not_inlined<<<1, 4>>>(out.get());
     EXPECT_EQ(6, out.host()[3]);
 }
+
+// CUDA 13's managed-memory hints name a cudaMemLocation (UnifiedMemoryPerf calls them so); the
+// CUDA 12 forms with a device number stay.
+TEST(RuntimeApi, PrefetchAndAdviceTakeAMemLocationOrADeviceNumber)
+{
+    float *managed = nullptr;
+    ASSERT_CUDA_OK(cudaMallocManaged(&managed, 64 * sizeof(float)));
+    cudaStream_t stream;
+    ASSERT_CUDA_OK(cudaStreamCreate(&stream));
+    const cudaMemLocation device{cudaMemLocationTypeDevice, 0}, host{cudaMemLocationTypeHost, 0};
+    EXPECT_CUDA_OK(cudaMemPrefetchAsync(managed, 64 * sizeof(float), device, 0, stream));
+    EXPECT_CUDA_OK(cudaMemPrefetchAsync(managed, 64 * sizeof(float), host, 0));
+    EXPECT_CUDA_OK(cudaMemPrefetchAsync(managed, 64 * sizeof(float), 0, stream));
+    EXPECT_CUDA_OK(cudaMemAdvise(managed, 64 * sizeof(float), cudaMemAdviseSetReadMostly, device));
+    EXPECT_CUDA_OK(cudaStreamAttachMemAsync(stream, managed, 0, cudaMemAttachHost));
+    EXPECT_EQ(cudaErrorInvalidDevice, cudaMemPrefetchAsync(managed, 64, cudaMemLocation{cudaMemLocationTypeDevice, 7}, 0));
+    cudaGetLastError();
+    EXPECT_EQ(cudaErrorInvalidValue, cudaStreamAttachMemAsync(stream, managed, 0, 0x40));
+    cudaGetLastError();
+    EXPECT_CUDA_OK(cudaStreamDestroy(stream));
+    EXPECT_CUDA_OK(cudaFree(managed));
+}

@@ -3,6 +3,8 @@ sample uses; and labs/emu/conformance/run.py on a made-up checkout."""
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -305,12 +307,15 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
         """)
     write(checkout, "cpp/good/helper.cpp", "int helper() { return 0; }\n")
     write(checkout, "cpp/bad/bad.cu", "int main() { return 3; }\n")
+    # Exits 0 but says it failed: its own verdict counts.
+    write(checkout, "cpp/says_failed/says_failed.cu", '#include <cstdio>\nint main() { printf("Test failed!\\n"); }\n')
     write(checkout, "cpp/broken/broken.cu", "int main() { return missing; }\n")
     write(checkout, "Common/empty.h", "")
     programs = write(tmp_path, "programs.json", json.dumps({"suites": {"cuda-samples": {
         "defaults": {"sources": ["*.cu", "*.cpp"], "include": ["Common"], "waived_exit": 2},
         "programs": [{"dir": "cpp/good"}, {"dir": "cpp/bad"}, {"dir": "cpp/broken"},
-                     {"dir": "cpp/gone"}, {"dir": "cpp/good", "name": "needs_data", "inputs": ["data/x.dat"]}]}}}))
+                     {"dir": "cpp/gone"}, {"dir": "cpp/good", "name": "needs_data", "inputs": ["data/x.dat"]},
+                     {"dir": "cpp/says_failed"}]}}}))
     baseline = write(tmp_path, "baseline.json", json.dumps({"status": {"cuda-samples/bad": "passed"}}))
     result = subprocess.run([sys.executable, CONFORMANCE, "--cuda-samples", str(checkout), "--programs", str(programs),
                              "--baseline", str(baseline), "--work", str(tmp_path / "work"),
@@ -318,7 +323,82 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
     results = json.loads((tmp_path / "results.json").read_text())
     assert {key: r["status"] for key, r in results.items()} == {
         "cuda-samples/good": "passed", "cuda-samples/bad": "failed", "cuda-samples/broken": "build_failed",
-        "cuda-samples/gone": "not_found", "cuda-samples/needs_data": "input_missing"}
+        "cuda-samples/gone": "not_found", "cuda-samples/needs_data": "input_missing",
+        "cuda-samples/says_failed": "failed"}
     assert "missing" in results["cuda-samples/broken"]["detail"]
+    assert "Test failed!" in results["cuda-samples/says_failed"]["detail"]
     assert result.returncode == 1 and "regressions (passed in the baseline): cuda-samples/bad" in result.stdout
-    assert "cuda-samples: 1 of 5 pass, 3 build" in result.stdout
+    assert "cuda-samples: 1 of 6 pass, 4 build" in result.stdout
+
+
+def test_build_tools_read_it_as_nvcc_version_options_files_and_ccbin(tmp_path):
+    version = nvcc(["--version"], tmp_path).stdout.splitlines()
+    assert version[0].startswith("nvcc: NVIDIA (R) Cuda compiler driver") and "nvcc-emu" in version[0]
+    assert re.search(r"release 13\.0, V13\.0\.0", version[1])
+    write(tmp_path, "answer.cu", "int answer = ANSWER;\n")
+    write(tmp_path, "options.rsp", '-DANSWER=42 "-I include dir"\n')
+    preprocessed = nvcc(["@options.rsp", "-ccbin", shutil.which("g++"), "-E", "-x", "cu", "answer.cu"], tmp_path)
+    assert "int answer = 42;" in preprocessed.stdout
+    preprocessed = nvcc(["--options-file", "options.rsp", "-E", "answer.cu"], tmp_path)
+    assert "int answer = 42;" in preprocessed.stdout
+    missing = nvcc(["@nowhere.rsp", "answer.cu"], tmp_path, check=False)
+    assert missing.returncode == 2 and "cannot read the options file nowhere.rsp" in missing.stderr
+
+
+def test_a_lone_known_ptx_instruction_runs_as_its_cuda_cpp_equivalent(tmp_path):
+    # stereoDisparity's sum of absolute differences, split over two string literals as there.
+    write(tmp_path, "sad.cu", """\
+        #include <cstdio>
+        __device__ unsigned sad(unsigned a, unsigned b, unsigned c)
+        {
+            unsigned result;
+            asm("vabsdiff4.u32.u32.u32.add"
+                " %0, %1, %2, %3;" : "=r"(result) : "r"(a), "r"(b), "r"(c));
+            return result;
+        }
+        __global__ void kernel(unsigned *out, float *power)
+        {
+            out[0] = sad(0x01020304u, 0x04030201u, 10u);
+            asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(power[1]) : "f"(power[0]));
+        }
+        int main()
+        {
+            unsigned *out;
+            float *power;
+            cudaMallocManaged(&out, sizeof(unsigned));
+            cudaMallocManaged(&power, 2 * sizeof(float));
+            power[0] = 3.0f;
+            kernel<<<1, 1>>>(out, power);
+            cudaDeviceSynchronize();
+            printf("%u %g\\n", out[0], power[1]);
+        }
+        """)
+    nvcc(["sad.cu", "-o", "sad"], tmp_path)
+    ran = subprocess.run([str(tmp_path / "sad")], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.split() == ["18", "8"], ran.stdout + ran.stderr  # 3 + 1 + 1 + 3 + 10; 2^3
+
+
+def test_a_template_kernel_launched_with_some_template_arguments_deduces_the_rest(tmp_path):
+    # HeCBench's aop: generate_paths_kernel<256><<<grid, 256>>>(..., payoff, ...), Payoff deduced.
+    write(tmp_path, "partial.cu", """\
+        #include <cstdio>
+        struct Payoff { float strike; };
+        template <int N, typename P>
+        __global__ __launch_bounds__(N) void paths(int n, P payoff, float *out) { out[threadIdx.x] = payoff.strike * N + n; }
+        template <int N, typename T = float>
+        __global__ void filled(T *out) { out[threadIdx.x] = N; }
+        int main()
+        {
+            float *out;
+            cudaMallocManaged(&out, 4 * sizeof(float));
+            paths<2><<<1, 4>>>(3, Payoff{1.5f}, out);
+            cudaDeviceSynchronize();
+            printf("%g ", out[1]);
+            filled<7><<<1, 4>>>(out);
+            cudaDeviceSynchronize();
+            printf("%g\\n", out[2]);
+        }
+        """)
+    nvcc(["partial.cu", "-o", "partial"], tmp_path)
+    ran = subprocess.run([str(tmp_path / "partial")], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.split() == ["6", "7"], ran.stdout + ran.stderr

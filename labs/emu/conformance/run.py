@@ -8,12 +8,12 @@ so the checkouts are given by path) with labs/emu/bin/nvcc-emu the way cuda4cpu'
 calls a compiler: every .cu, then every .cpp of the program's folder (Rodinia: the files the list
 names; .c files with the C compiler), with -I Common and -I the folder, one object each, then a
 link. It runs each program in its folder with a time limit, and prints one line a program and
-a table: built, ran, passed its own check (exit status 0, and for Rodinia's lud no
-"dismatch"), the first error. Statuses:
+a table: built, ran, passed its own check (exit status 0 and no line saying it failed,
+verdict.py: FAILED, FAIL, "Test failed"; for Rodinia's lud no "dismatch"), the first error. Statuses:
 
     passed         built, ran, its own check passed (Rodinia: ran to completion)
     waived         the program skipped itself (cuda-samples' exit status 2)
-    failed         nonzero exit status, or output the list rejects
+    failed         nonzero exit status, a line saying it failed, or output the list rejects
     crashed        killed by a signal
     timeout        ran past --timeout
     build_failed   did not compile or link (the first compiler error is shown)
@@ -39,6 +39,9 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict import failure_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
@@ -113,6 +116,32 @@ def build(program, folder, root, work, compiler, cc):
     return (executable if result.returncode == 0 else None), "\n".join(log)
 
 
+CMAKE_GLUE = os.path.join(os.path.dirname(HERE), "cmake", "not_emulated_targets.cmake")
+
+
+def cmake_configure(root, build_dir, compiler):
+    """Configures a checkout's own top-level CMake build with nvcc-emu as its CUDA compiler;
+    returns (True, "") or (False, the first error)."""
+    command = ["cmake", "-S", root, "-B", build_dir, f"-DCMAKE_CUDA_COMPILER={compiler}",
+               f"-DCMAKE_PROJECT_INCLUDE={CMAKE_GLUE}", "-DCMAKE_BUILD_TYPE=Release"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    except FileNotFoundError:
+        return False, "cmake is not installed (the CMake build needs CMake 3.20 or later)"
+    return result.returncode == 0, first_error(result.stdout + result.stderr)
+
+
+def cmake_build(program, folder, root, build_dir):
+    """Builds the program's target (its folder's name) in the configured CMake build; returns
+    (executable or None, log)."""
+    target = program.get("target", os.path.basename(folder))
+    result = subprocess.run(["cmake", "--build", build_dir, "--target", target], capture_output=True, text=True,
+                            errors="replace")
+    executable = os.path.join(build_dir, os.path.relpath(folder, root), target)
+    built = result.returncode == 0 and os.access(executable, os.X_OK)
+    return (executable if built else None), result.stdout + result.stderr
+
+
 def run_program(program, executable, folder, timeout):
     """(status, seconds, output) of one run in the program's folder."""
     start = time.monotonic()
@@ -135,10 +164,13 @@ def run_program(program, executable, folder, timeout):
     rejected = program.get("reject")
     if rejected and re.search(rejected, text):
         return "failed", elapsed, re.search(".*" + rejected + ".*", text).group(0)
+    said_failed = failure_line(text)
+    if said_failed:
+        return "failed", elapsed, said_failed + "\n(the program's own verdict, though it exited 0)"
     return "passed", elapsed, text
 
 
-def evaluate(program, roots, work, compiler, cc, timeout):
+def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
     result = {"built": False, "ran": False}
     if program.get("skip"):
         return dict(result, status="skipped", detail=program["skip"])
@@ -149,7 +181,11 @@ def evaluate(program, roots, work, compiler, cc, timeout):
     if folder is None:
         return dict(result, status="not_found", detail=f"{program['dir']} is not in the checkout")
     start = time.monotonic()
-    executable, log = build(program, folder, root, work, compiler, cc)
+    cmake_dir = (cmake_dirs or {}).get(program["suite"])
+    if cmake_dir is not None:
+        executable, log = cmake_build(program, folder, root, cmake_dir)
+    else:
+        executable, log = build(program, folder, root, work, compiler, cc)
     result["build_s"] = round(time.monotonic() - start, 1)
     if executable is None:
         return dict(result, status="build_failed", detail=first_error(log.replace(folder + os.sep, "")))
@@ -205,6 +241,9 @@ def main(argv=None):
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
     parser.add_argument("--jobs", type=int, default=1,
                         help="programs built and run at once (default 1; each run's time limit still applies)")
+    parser.add_argument("--cmake", action="store_true",
+                        help="build cuda-samples through its own top-level CMake build (nvcc-emu as "
+                             "CMAKE_CUDA_COMPILER) instead of one nvcc-emu command a file")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     args = parser.parse_args(argv)
@@ -220,9 +259,17 @@ def main(argv=None):
                 if p["suite"] in roots and fnmatch.fnmatch(p["key"], args.filter)]
     work = os.path.abspath(args.work)
     results = {}
+    cmake_dirs = {}
+    if args.cmake and "cuda-samples" in roots:
+        cmake_dirs["cuda-samples"] = os.path.join(work, "cmake", "cuda-samples")
+        configured, error = cmake_configure(roots["cuda-samples"], cmake_dirs["cuda-samples"], args.compiler)
+        print(f"cuda-samples' CMake build in {cmake_dirs['cuda-samples']}: "
+              + ("configured" if configured else "did not configure: " + error), flush=True)
+        if not configured:
+            return 2
 
     def evaluate_and_print(program):
-        r = evaluate(program, roots, work, args.compiler, args.cc, args.timeout)
+        r = evaluate(program, roots, work, args.compiler, args.cc, args.timeout, cmake_dirs)
         print(f"{program['key']:50} {r['status']:13} {r.get('detail', '')[:100]}", flush=True)
         return program["key"], r
 

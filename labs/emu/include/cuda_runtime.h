@@ -14,9 +14,11 @@
 #include <new>
 
 #include "cuda_emu/qualifiers.h"
+#include "cuda_emu/device_arch.h"
 #include "cuda_runtime_api.h"
 #include "device_launch_parameters.h"
 #include "cuda_emu/atomics.h"
+#include "cuda_emu/nv_atomics.h"
 #include "cuda_emu/block_sync.h"
 #include "cuda_emu/device_misc.h"
 #include "cuda_emu/launch.h"

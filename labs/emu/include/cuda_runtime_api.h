@@ -91,6 +91,9 @@ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t widt
                               cudaStream_t stream = 0);
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream = 0);
 cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, int device);
+// Managed memory is host memory here, reachable from every stream: this checks its arguments.
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length = 0,
+                                     unsigned int flags = cudaMemAttachSingle);
 // Symbols (__device__ and __constant__ variables) are ordinary globals: `symbol` is the
 // variable's address, which the C++ overloads in cuda_runtime.h take for you.
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset = 0,
@@ -153,3 +156,16 @@ cudaError_t cudaProfilerStop(void);
 #include "cuda_emu/texture_types.h"
 // CUDA graphs, stream capture and memory pools.
 #include "cuda_emu/graph_types.h"
+
+// CUDA 13's prefetch and advice name their target with a cudaMemLocation (CUDA 12.2 to 12.9
+// call these cudaMemPrefetchAsync_v2 and cudaMemAdvise_v2); the forms with a device number
+// above stay for programs written for CUDA 12. Device memory is host memory here: both check
+// their arguments and move nothing.
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags,
+                                 cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
+extern "C" {
+cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags,
+                                    cudaStream_t stream);
+cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
+}

@@ -16,10 +16,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from accesses import access_edits, statement_macros  # noqa: E402
+from cuda_arch import cuda_arch_edits  # noqa: E402
 from inline_asm import inline_ptx_edits  # noqa: E402
 from device_calls import device_clock_edits  # noqa: E402
 from headers import SearchPath, display_name, has_device_code, include_lines  # noqa: E402
-from kernels import called_kernel_names, registration_edits  # noqa: E402
+from kernels import called_kernel_names, registration_edits, required_template_arguments  # noqa: E402
 from launches import LaunchError, launch_edits  # noqa: E402
 from lexer import LexError, tokenize  # noqa: E402
 from scopes import code_depths  # noqa: E402
@@ -28,8 +29,11 @@ from shared import SharedError, shared_edits  # noqa: E402
 CUDA_SUFFIXES = (".cu", ".cuh")
 _LINE_DIRECTIVE = re.compile(r'^\s*#\s*line\s+(\d+)(?:\s+"((?:[^"\\\\]|\\\\.)*)")?')
 
-# What nvcc gives every .cu file: __CUDACC__ and the runtime header.
-PRELUDE = "#define __CUDACC__ 1\n#include <cuda_runtime.h>\n"
+# What nvcc gives every .cu file: __CUDACC__, __NVCC__ and its version (the runtime's, which
+# CMake's compiler identification reads), and the runtime header.
+PRELUDE = ("#define __CUDACC__ 1\n#include <cuda_runtime.h>\n#define __NVCC__ 1\n"
+           "#define __CUDACC_VER_MAJOR__ (CUDART_VERSION / 1000)\n"
+           "#define __CUDACC_VER_MINOR__ (CUDART_VERSION % 1000 / 10)\n#define __CUDACC_VER_BUILD__ 0\n")
 
 
 def apply_edits(text, edits):
@@ -51,7 +55,8 @@ def rewrite_cuda(text, called_elsewhere=frozenset(), macros_elsewhere=frozenset(
     the statement macros of the files around it (accesses.statement_macros)."""
     tokens = tokenize(text)
     in_code = code_depths(tokens)
-    edits = launch_edits(text, tokens, called_kernel_names(tokens) | set(called_elsewhere))
+    edits = launch_edits(text, tokens, called_kernel_names(tokens) | set(called_elsewhere),
+                         required_template_arguments(tokens))
     # __noinline__ is no macro of the emulator's headers: libstdc++ spells the attribute
     # __attribute__((__noinline__)) in headers a .cu may include at any point (g++ 13 in more
     # of them than <memory>), and a macro would break each. The student's own uses become
@@ -60,6 +65,7 @@ def rewrite_cuda(text, called_elsewhere=frozenset(), macros_elsewhere=frozenset(
               if t.kind == "ident" and t.text == "__noinline__"]
     edits += inline_ptx_edits(text, tokens, in_code)
     edits += device_clock_edits(tokens, in_code)
+    edits += cuda_arch_edits(tokens, in_code)
     edits += shared_edits(text, tokens, in_code)
     edits += registration_edits(text, tokens, in_code)
     # Access wrappers are insertions; one inside text another edit replaces is dropped.

@@ -13,6 +13,12 @@ which cudaGraphsPerfScaling uses to time out a wait, becomes a read of the emula
 the nanosecond count clock64() returns:
 
     asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));  ->  (void)((t) = ::clock64());
+
+And a lone instruction of KNOWN_INSTRUCTIONS, one result from its inputs in order, becomes the
+CUDA C++ function that computes the same (stereoDisparity's sum of absolute differences):
+
+    asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+ -> (void)((r) = (::__vsadu4((a), (b)) + (c)));
 """
 
 import re
@@ -25,6 +31,21 @@ PTX = re.compile(r"\.(?:[usbf](?:8|16|32|64)|f16x2|pred|reg|global|shared|local|
                  r"|%%?(?:laneid|warpid|smid|nsmid|clock|clock64|globaltimer|lanemask_\w+|tid|ctaid|ntid|nctaid)\b")
 CLOCK_READ = re.compile(r'\(\s*"\s*mov\.[usb](?:32|64)\s+%0\s*,\s*%%?(?:globaltimer|clock64|clock)\s*;?\s*"'
                         r'\s*:\s*"=[rl]"\s*\((?P<out>[^;]+)\)\s*\)\Z', re.S)
+# instruction -> (number of inputs, C++ expression of %1, %2, ... as {0}, {1}, ...)
+KNOWN_INSTRUCTIONS = {
+    "vabsdiff4.u32.u32.u32.add": (3, "::__vsadu4(({0}), ({1})) + ({2})"),
+    "tanh.approx.f32": (1, "::tanhf({0})"),
+    "ex2.approx.f32": (1, "::exp2f({0})"),
+    "ex2.approx.ftz.f32": (1, "::exp2f({0})"),
+    "lg2.approx.f32": (1, "::log2f({0})"),
+    "lg2.approx.ftz.f32": (1, "::log2f({0})"),
+    "rcp.approx.f32": (1, "1.0f / ({0})"),
+    "rcp.approx.ftz.f32": (1, "1.0f / ({0})"),
+    "rsqrt.approx.f32": (1, "::rsqrtf({0})"),
+    "rsqrt.approx.ftz.f32": (1, "::rsqrtf({0})"),
+}
+OPERANDS = re.compile(r'\s*:\s*"=[rlfd]"\s*\((?P<out>[^;]*?)\)\s*:(?P<inputs>.*)\)\Z', re.S)
+INPUT = re.compile(r'\s*"[rlfdn]"\s*\(((?:[^()]|\([^()]*\))*)\)\s*(?:,|\Z)', re.S)
 MESSAGE = ("inline PTX assembly (asm) cannot run on the CPU emulator: write it in CUDA C++ "
            "(__activemask(), clock64(), __shfl_sync(), atomics, ...) or build this file for a GPU")
 
@@ -51,7 +72,39 @@ def inline_ptx_edits(text, tokens, in_code):
             edits.append((token.start, tokens[close_index].end,
                           f"(void)(({clock.group('out')}) = ::clock64())" + "\n" * newlines))
             continue
+        known = _known_instruction(tokens, open_index, close_index, text)
+        if known:
+            edits.append((token.start, tokens[close_index].end, f"(void)({known})" + "\n" * newlines))
+            continue
         replacement = ('__extension__ ({ extern void cudaemu_inline_ptx(void) __attribute__((error("'
                        + MESSAGE + '"))); cudaemu_inline_ptx(); })' + "\n" * newlines)
         edits.append((token.start, tokens[close_index].end, replacement))
     return edits
+
+
+def _known_instruction(tokens, open_index, close_index, text):
+    """`out = expression` for a lone instruction of KNOWN_INSTRUCTIONS whose operands are %0 (the
+    output), then %1, %2, ... (the inputs in order); None otherwise."""
+    strings, k = [], open_index + 1
+    while k < close_index and tokens[k].kind == "string":
+        strings.append(tokens[k].text[1:-1])
+        k += 1
+    match = re.fullmatch(r"\s*([a-z0-9.]+)\s+%0((?:\s*,\s*%\d)*)\s*;?\s*", "".join(strings))
+    if not match or match.group(1) not in KNOWN_INSTRUCTIONS:
+        return None
+    count, expression = KNOWN_INSTRUCTIONS[match.group(1)]
+    if re.findall(r"%(\d)", match.group(2)) != [str(n) for n in range(1, count + 1)]:
+        return None
+    operands = OPERANDS.match(text[tokens[k].start:tokens[close_index].end]) if k < close_index else None
+    if not operands:
+        return None
+    inputs, rest = [], operands.group("inputs")
+    while rest.strip():
+        one = INPUT.match(rest)
+        if not one:
+            return None
+        inputs.append(one.group(1).strip())
+        rest = rest[one.end():]
+    if len(inputs) != count:
+        return None
+    return f"({operands.group('out').strip()}) = ({expression.format(*inputs)})"

@@ -86,6 +86,31 @@ def called_kernel_names(tokens):
     return names
 
 
+def required_template_arguments(tokens):
+    """For each template kernel, how many of its template parameters have no default (the
+    fewest over its overloads); a kernel with a parameter pack is left out. A launch that
+    gives fewer (`k<256><<<g, b>>>(payoff)`, the rest deduced from the arguments) must be
+    launched as a call (launches.py)."""
+    required = {}
+    for index, token in enumerate(tokens):
+        if token.text != "__global__" or token.in_directive or not _is_template(tokens, index):
+            continue
+        signature = _signature(tokens, index)
+        i = index - 1
+        while i >= 0 and tokens[i].text != "template":
+            i -= 1
+        if not signature or i < 0 or i + 1 >= len(tokens) or tokens[i + 1].text != "<":
+            continue
+        close = matching(tokens, i + 1, "<", ">")
+        parameters = split_top_level(tokens[i + 2:close]) if close > 0 else []
+        if any(t.text == "..." for t in tokens[i + 2:close]):
+            continue
+        count = sum(1 for parameter in parameters if parameter and top_level_index(parameter, "=") < 0)
+        name = tokens[signature[0]].text
+        required[name] = min(count, required.get(name, count))
+    return required
+
+
 def registration_edits(text, tokens, in_code):
     edits = []
     for index, token in enumerate(tokens):

@@ -5,14 +5,14 @@
 
 Only `<<<` and `>>>` are replaced and text inserted before the kernel's name, all without
 newlines, so every line keeps its number. A template kernel launched without its template
-arguments (T deduced from the arguments, as nvcc allows), or a kernel with default arguments,
-is called through a generic lambda, so C++ deduces T and fills in defaults the same way:
+arguments, or with only some of them (the rest deduced from the arguments, as nvcc allows), or
+a kernel with default arguments, is called through a generic lambda, so C++ deduces T and fills in defaults the same way:
 
     k<<<grid, block>>>(a)
  -> ::cudaemu::launch_deduced("k", ::cudaemu::LaunchConfig(grid, block), [&](auto &...cudaemu_args) { k(cudaemu_args...); })(a)
 """
 
-from scopes import matching
+from scopes import matching, split_top_level
 
 SEPARATORS = {"::", ".", "->"}
 
@@ -95,7 +95,20 @@ def find_launches(tokens):
     return launches
 
 
-def launch_edits(text, tokens, called_kernels):
+def _partial_template_arguments(tokens, open_index, required):
+    """True when the kernel before tokens[open_index] is `name<args>` with fewer arguments than
+    `name`'s template needs (required: kernels.required_template_arguments)."""
+    last = open_index - 1
+    if tokens[last].text != ">":
+        return False
+    first = matching(tokens, last, ">", "<", -1)
+    if first <= 0 or tokens[first - 1].kind != "ident" or tokens[first - 1].text not in required:
+        return False
+    given = [part for part in split_top_level(tokens[first + 1:last]) if part]
+    return len(given) < required[tokens[first - 1].text]
+
+
+def launch_edits(text, tokens, called_kernels, required_template_arguments=None):
     """Edits (start, end, replacement) that turn every launch into a runtime call."""
     edits = []
     for start, open_index, close_index in find_launches(tokens):
@@ -106,7 +119,8 @@ def launch_edits(text, tokens, called_kernels):
         close_begin, close_end = tokens[close_index].start, tokens[close_index + 2].end
         bare_name = tokens[open_index - 1].kind == "ident"
         base_name = tokens[open_index - 1].text
-        if bare_name and base_name in called_kernels:
+        partial = _partial_template_arguments(tokens, open_index, required_template_arguments or {})
+        if (bare_name and base_name in called_kernels) or partial:
             kernel_source = text[kernel_begin:open_begin]
             edits.append((kernel_begin, open_end,
                           f"::cudaemu::launch_deduced({name}, ::cudaemu::LaunchConfig("))

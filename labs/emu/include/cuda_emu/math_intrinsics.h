@@ -98,6 +98,21 @@ inline unsigned int __uhadd(unsigned int x, unsigned int y) { return (unsigned i
 inline unsigned int __urhadd(unsigned int x, unsigned int y) { return (unsigned int)(((unsigned long long)x + y + 1) >> 1); }
 inline unsigned int __sad(int x, int y, unsigned int z) { return z + (unsigned int)(x > y ? x - y : y - x); }
 inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return z + (x > y ? x - y : y - x); }
+// SIMD within a word: the four bytes of x and y as unsigned lanes.
+inline unsigned int __vabsdiffu4(unsigned int x, unsigned int y)
+{
+    unsigned int result = 0;
+    for (int shift = 0; shift < 32; shift += 8) {
+        const unsigned int a = (x >> shift) & 0xffu, b = (y >> shift) & 0xffu;
+        result |= (a > b ? a - b : b - a) << shift;
+    }
+    return result;
+}
+inline unsigned int __vsadu4(unsigned int x, unsigned int y)
+{
+    const unsigned int differences = __vabsdiffu4(x, y);
+    return (differences & 0xffu) + ((differences >> 8) & 0xffu) + ((differences >> 16) & 0xffu) + (differences >> 24);
+}
 
 // ---- Floating point: the fast-math spellings are the ordinary functions on the host.
 inline float __fdividef(float x, float y) { return x / y; }
@@ -123,6 +138,7 @@ inline float __fdiv_rn(float x, float y) { return x / y; }
 inline float __fmaf_rn(float x, float y, float z) { return fmaf(x, y, z); }
 inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __fsqrt_rn(float x) { return sqrtf(x); }
+inline float __frsqrt_rn(float x) { return (float)(1.0 / sqrt((double)x)); }  // one rounding but for rare double-rounding cases
 inline double __dadd_rn(double x, double y) { return x + y; }
 inline double __dmul_rn(double x, double y) { return x * y; }
 inline double __fma_rn(double x, double y, double z) { return fma(x, y, z); }

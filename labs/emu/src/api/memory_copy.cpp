@@ -110,6 +110,19 @@ cudaError_t set(const char *call, void *pointer, int value, std::size_t count)
     return error;
 }
 
+
+// A prefetch or advice target: a device that exists, or the host.
+cudaError_t check_location(const char *call, cudaMemLocation location)
+{
+    if (location.type == cudaMemLocationTypeDevice)
+        return is_device(location.id) ? cudaSuccess : invalid_device(call, location.id);
+    if (location.type == cudaMemLocationTypeHost || location.type == cudaMemLocationTypeHostNuma ||
+        location.type == cudaMemLocationTypeHostNumaCurrent)
+        return cudaSuccess;
+    return fail(cudaErrorInvalidValue, "%s: location type %d is none of cudaMemLocationTypeDevice, "
+                "cudaMemLocationTypeHost, cudaMemLocationTypeHostNuma, cudaMemLocationTypeHostNumaCurrent",
+                call, (int)location.type);
+}
 }  // namespace
 
 cudaError_t symbol_range_error(const char *call, size_t symbol_bytes, size_t count, size_t offset)
@@ -218,6 +231,25 @@ cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t stream)
 
 cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, int) { return cudaSuccess; }
 
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *, size_t, unsigned int flags)
+{
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
+        return fail(cudaErrorInvalidValue, "cudaStreamAttachMemAsync: flags %u are none of cudaMemAttachGlobal, "
+                    "cudaMemAttachHost, cudaMemAttachSingle", flags);
+    return check_stream(stream, "cudaStreamAttachMemAsync");
+}
+
+cudaError_t cudaMemPrefetchAsync_v2(const void *ptr, size_t count, cudaMemLocation location, unsigned int flags,
+                                    cudaStream_t stream)
+{
+    return cudaMemPrefetchAsync(ptr, count, location, flags, stream);
+}
+
+cudaError_t cudaMemAdvise_v2(const void *ptr, size_t count, enum cudaMemoryAdvise advice, cudaMemLocation location)
+{
+    return cudaMemAdvise(ptr, count, advice, location);
+}
+
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                enum cudaMemcpyKind kind)
 {
@@ -264,3 +296,15 @@ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 }
 
 }  // extern "C"
+
+// CUDA 13's forms, C++ overloads of the CUDA 12 ones above.
+cudaError_t cudaMemPrefetchAsync(const void *, size_t, cudaMemLocation location, unsigned int, cudaStream_t stream)
+{
+    const cudaError_t error = check_location("cudaMemPrefetchAsync", location);
+    return error != cudaSuccess ? error : check_stream(stream, "cudaMemPrefetchAsync");
+}
+
+cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, cudaMemLocation location)
+{
+    return check_location("cudaMemAdvise", location);
+}

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 
+#include "cuda_emu/device_arch.h"
+
 namespace cudaemu {
 constexpr int kMaxThreadsPerBlock = 1024;
 constexpr unsigned kMaxBlockDim[3] = {1024, 1024, 64};
@@ -19,8 +21,8 @@ constexpr int kMaxLaunchDepth = 24;
 constexpr int kMaxBlocksPerMultiprocessor = 32;
 constexpr int kMultiprocessorCount = 8;
 constexpr int kWarpSize = 32;
-constexpr int kComputeMajor = 9;
-constexpr int kComputeMinor = 0;
+constexpr int kComputeMajor = CUDAEMU_CUDA_ARCH / 100;
+constexpr int kComputeMinor = CUDAEMU_CUDA_ARCH % 100 / 10;
 constexpr std::size_t kTotalConstantMemory = 64 * 1024;
 constexpr int kRegistersPerBlock = 65536;
 }  // namespace cudaemu

@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""HeCBench's CUDA programs as a conformance suite of the emulator.
+
+    python3 labs/emu/conformance/hecbench.py --hecbench ~/src/HeCBench --jobs 16 \\
+        --json results.json --markdown table.md
+
+builds every src/*-cuda program of a HeCBench checkout (zjin-lcf/HeCBench; the sources are not
+the kit's, so the checkout is given by path) with its own Makefile and nvcc-emu as the compiler
+(`make CC=nvcc-emu NVCC=nvcc-emu`), runs it with its Makefile's `run` arguments (or the smaller
+ones hecbench_args.json gives, so that a run fits --timeout on one core: each program gets one CPU
+thread, EMU_THREADS=1), and reads its own verdict (verdict.py). With --shrink F, a program
+that times out runs once more with its integer arguments of 32 or more divided by F (the
+table shows the arguments of the run counted). Statuses:
+
+    passed          exit status 0, printed PASS (or "Test passed", SUCCESS), no FAIL
+    unverified      exit status 0, printed no verdict at all (the program checks nothing)
+    failed          printed FAIL, or a nonzero exit status (a wrong result, as the program says)
+    crashed         killed by a signal (a segfault, an abort)
+    timeout         ran past --timeout
+    build_failed    did not compile or link; `kind` groups why (a missing header, an
+                    undeclared function or intrinsic, inline PTX, the rewriter, ...)
+    needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL or the driver API,
+                    which the emulator does not offer (not built)
+    needs_data      its run reads a file the checkout does not hold (HeCBench keeps large
+                    inputs in DVC, outside git; not run)
+    no_makefile     the program has no Makefile (not built)
+    not_run         --deadline passed before it started
+
+"Runtime-API programs" are those that need none of the libraries; the summary gives the pass
+rate over all programs and over those, and counts the failures by kind.
+"""
+
+import argparse
+import glob
+import json
+import os
+import random
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from verdict import claims_success, failure_line  # noqa: E402
+
+NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
+ARGS_FILE = os.path.join(HERE, "hecbench_args.json")
+
+# What marks a program as needing a CUDA library: a link flag or an #include of its header.
+LIBRARIES = {
+    "cuBLAS": r"-lcublas|#\s*include\s*[<\"](cublas|cublasLt)",
+    "cuFFT": r"-lcufft|#\s*include\s*[<\"]cufft",
+    "cuRAND": r"-lcurand|#\s*include\s*[<\"]curand",
+    "cuSPARSE": r"-lcusparse|#\s*include\s*[<\"]cusparse",
+    "cuSOLVER": r"-lcusolver|#\s*include\s*[<\"]cusolver",
+    "NVRTC": r"-lnvrtc|#\s*include\s*[<\"]nvrtc",
+    "cuDNN": r"-lcudnn|#\s*include\s*[<\"]cudnn",
+    "driver API": r"-lcuda\b|#\s*include\s*[<\"]cuda\.h[>\"]",
+    "NPP/nvJPEG": r"-lnpp|-lnvjpeg|#\s*include\s*[<\"](npp|nvjpeg)",
+    "NCCL": r"-lnccl|#\s*include\s*[<\"]nccl",
+}
+SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".cc", ".inc")
+
+
+def program_files(folder):
+    files = [os.path.join(folder, "Makefile")]
+    for root, _, names in os.walk(folder):
+        files += [os.path.join(root, n) for n in names if n.endswith(SOURCE_SUFFIXES)]
+    return files
+
+
+def needed_libraries(folder):
+    """The CUDA libraries (LIBRARIES' names) the program's Makefile or sources use."""
+    text = ""
+    for path in program_files(folder):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text += handle.read() + "\n"
+        except OSError:
+            pass
+    # The driver API's cuda.h is also the runtime's companion: count it only with -lcuda.
+    found = [name for name, pattern in LIBRARIES.items() if re.search(pattern, text)]
+    if "driver API" in found and not re.search(r"-lcuda\b", text):
+        found.remove("driver API")
+    return found
+
+
+def build_error_kind(log):
+    """A failed build's kind, for grouping: what is missing, or what the emulator refused."""
+    checks = [
+        (r"fatal error: ((?:thrust|cub|cuda/std|cuda)/[\w/.]+): No such file", lambda m: "thrust/CUB/libcu++ headers"),
+        (r"fatal error: ([\w/.+-]+): No such file", lambda m: f"missing header {m.group(1)}"),
+        (r"\b(\w+\.h): .* is not emulated", lambda m: f"not emulated: {m.group(1)}"),
+        (r"inline PTX assembly", lambda m: "inline PTX (asm)"),
+        (r"the emulator's rewriter", lambda m: "rewriter gap"),
+        (r"‘(\w+)’ was not declared in this scope", lambda m: f"undeclared {m.group(1)}"),
+        (r"‘(\w+)’ is not a member of ‘(\w+)’", lambda m: f"undeclared {m.group(2)}::{m.group(1)}"),
+        (r"no matching function for call to ‘([\w:]+)", lambda m: f"no overload {m.group(1)}"),
+        (r"undefined reference to `([\w:]+)", lambda m: f"undefined {m.group(1)}"),
+        (r"nvcc-emu: error: (.*)", lambda m: "nvcc-emu: " + m.group(1)[:60]),
+    ]
+    for pattern, label in checks:
+        match = re.search(pattern, log)
+        if match:
+            return label(match)
+    return "other compile error"
+
+
+def first_error(log):
+    for pattern in (r"^.*\berror\b.*$", r"^.*undefined reference.*$"):
+        match = re.search(pattern, log, re.M)
+        if match:
+            return match.group(0).strip()[:200]
+    lines = [line for line in log.splitlines() if line.strip()]
+    return lines[-1].strip()[:200] if lines else ""
+
+
+def make_variables(compiler):
+    """The Makefile variables that name the CUDA compiler (CC in most of HeCBench, NVCC in a
+    few) and the launcher, set on make's command line."""
+    return [f"CC={compiler}", f"NVCC={compiler}", "ARCH=sm_90", "LAUNCHER="]
+
+
+def run_command(folder, compiler, overrides, name):
+    """The program's run command: the Makefile's `run` recipe (make -n), with the arguments
+    hecbench_args.json gives instead where it names the program."""
+    result = subprocess.run(["make", "-n", "-s", "run"] + make_variables(compiler), cwd=folder,
+                            capture_output=True, text=True, errors="replace")
+    lines = [line.strip() for line in result.stdout.splitlines() if re.match(r"\s*(\S*/)?\./", line)]
+    if not lines:
+        return None
+    command = shlex.split(lines[-1])
+    if name in overrides:
+        command = command[:1] + list(overrides[name])
+    return command
+
+
+def shrunk(command, factor):
+    """The command with every integer argument of 32 or more divided by `factor` (at least 1):
+    HeCBench's arguments are mostly sizes and repeat counts chosen for a GPU."""
+    arguments = [str(max(1, int(a) // factor)) if re.fullmatch(r"\d+", a) and int(a) >= 32 else a for a in command[1:]]
+    return command[:1] + arguments
+
+
+def missing_inputs(folder, command):
+    """Arguments that look like input files (a path, or a data file's suffix; not a name
+    with "out" or "result", which the program writes) and are absent."""
+    missing = []
+    for argument in command[1:]:
+        if re.search(r"out|result", os.path.basename(argument), re.I):
+            continue
+        if "/" in argument or re.search(r"\.(txt|bin|dat|csv|mtx|graph|gr|bmp|ppm|pgm|raw|in|ply|obj)$", argument):
+            if not os.path.exists(os.path.join(folder, argument)):
+                missing.append(argument)
+    return missing
+
+
+def run_once(command, folder, timeout):
+    """((output, exit status) or None on a timeout, seconds) of one run on one CPU thread."""
+    start = time.monotonic()
+    environment = dict(os.environ, EMU_THREADS="1")
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, start_new_session=True, env=environment)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None, round(time.monotonic() - start, 1)
+    return (output.decode(errors="replace"), process.returncode), round(time.monotonic() - start, 1)
+
+
+def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
+    name = os.path.basename(folder)
+    result = {"program": name, "libraries": needed_libraries(folder)}
+    if time.monotonic() > deadline:
+        return dict(result, status="not_run", detail="the run's --deadline passed first")
+    if not os.path.exists(os.path.join(folder, "Makefile")):
+        return dict(result, status="no_makefile", detail="no Makefile (CMake only)")
+    if result["libraries"]:
+        return dict(result, status="needs_library", detail="uses " + ", ".join(result["libraries"]))
+    command = run_command(folder, compiler, overrides, name)
+    result["args"] = " ".join(command[1:]) if command else ""
+    if command and missing_inputs(folder, command):
+        return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
+    start = time.monotonic()
+    subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
+    built = subprocess.run(["make"] + make_variables(compiler), cwd=folder, capture_output=True, text=True,
+                           errors="replace")
+    result["build_s"] = round(time.monotonic() - start, 1)
+    log = (built.stdout + built.stderr).replace(folder + os.sep, "")
+    if built.returncode != 0:
+        return dict(result, status="build_failed", kind=build_error_kind(log), detail=first_error(log))
+    if not command:
+        return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
+    text, seconds = run_once(command, folder, timeout)
+    if text is None and shrink and shrunk(command, shrink) != command:
+        command = shrunk(command, shrink)  # once more, smaller; the table shows these arguments
+        result["args"] = " ".join(command[1:]) + f" (Makefile's / {shrink})"
+        text, seconds = run_once(command, folder, timeout)
+    result["run_s"] = seconds
+    if text is None:
+        return dict(result, status="timeout", detail=f"no exit after {timeout:g} s")
+    text, returncode = text
+    said_failed = failure_line(text)
+    if returncode < 0:
+        detail = next((line for line in text.splitlines() if line.startswith("cuda-emu:")), "")
+        return dict(result, status="crashed",
+                    detail=(detail or f"killed by signal {signal.Signals(-returncode).name}")[:200])
+    if said_failed or returncode != 0:
+        if re.search(r"No such file|[Cc]annot open|[Uu]nable to open|[Ee]rror opening|[Ff]ailed to open", text):
+            return dict(result, status="needs_data", detail=first_error(text))
+        detail = said_failed or first_error(text) or f"exit status {returncode}"
+        return dict(result, status="failed", detail=detail[:200])
+    if not claims_success(text):
+        return dict(result, status="unverified", detail="ran to completion; printed no PASS or FAIL")
+    return dict(result, status="passed", detail="")
+
+
+GOOD = ("passed",)
+
+
+def summary(results, date, snapshot):
+    """The pass rates and the failures counted by status and kind, in Markdown."""
+    everything = list(results.values())
+    runtime_api = [r for r in everything if not r["libraries"]]
+
+    def rate(rows):
+        passed = sum(r["status"] in GOOD for r in rows)
+        return f"{passed} of {len(rows)} ({100.0 * passed / max(1, len(rows)):.1f}%)"
+
+    completed = [r for r in runtime_api if r["status"] in GOOD + ("unverified",)]
+    lines = [f"HeCBench at {snapshot}, run {date}: **{rate(everything)} pass overall; "
+             f"{rate(runtime_api)} of the runtime-API programs** (no cuBLAS, cuFFT, cuRAND, cuSPARSE, "
+             f"cuSOLVER, NVRTC, NCCL, driver API); with the programs that check nothing and ran to completion, "
+             f"{len(completed)} of {len(runtime_api)} runtime-API programs.", "", "| status | programs |", "|---|---|"]
+    counts = {}
+    for r in everything:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    lines += [f"| {status} | {n} |" for status, n in sorted(counts.items(), key=lambda item: -item[1])]
+    kinds = {}
+    for r in everything:
+        if r["status"] == "build_failed":
+            kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+    if kinds:
+        lines += ["", "| build failure kind | programs |", "|---|---|"]
+        lines += [f"| {kind} | {n} |" for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0]))]
+    return "\n".join(lines)
+
+
+def table(results):
+    lines = ["| program | status | kind / first error | arguments | build s | run s |", "|---|---|---|---|---|---|"]
+    for name in sorted(results):
+        r = results[name]
+        detail = ((r.get("kind", "") + ": ") if r.get("kind") else "") + r.get("detail", "")
+        detail = detail.replace("|", "\\|")
+        lines.append(f"| {name} | {r['status']} | {detail} | {r.get('args', '').replace('|', '')} | "
+                     f"{r.get('build_s', '')} | {r.get('run_s', '')} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hecbench", required=True, metavar="PATH", help="a checkout of zjin-lcf/HeCBench")
+    parser.add_argument("--filter", default="*-cuda", help="glob of the src/ folders to run (default *-cuda)")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="run N programs drawn at random (with --seed) instead of all of them")
+    parser.add_argument("--seed", type=int, default=1, help="the --sample's random seed (default 1)")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds a program may run (default 60)")
+    parser.add_argument("--shrink", type=int, default=0, metavar="F",
+                        help="run a program that times out once more with its integer arguments of 32 "
+                             "or more divided by F (default: no second run)")
+    parser.add_argument("--deadline", type=float, default=0,
+                        help="seconds after which no further program starts (default: none)")
+    parser.add_argument("--jobs", type=int, default=1, help="programs built and run at once (default 1)")
+    parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    parser.add_argument("--log", metavar="FILE", help="append each result as a JSON line as it comes")
+    parser.add_argument("--markdown", metavar="FILE", help="write the summary and the table as Markdown")
+    args = parser.parse_args(argv)
+
+    source = os.path.join(os.path.abspath(args.hecbench), "src")
+    if not os.path.isdir(source):
+        parser.error(f"--hecbench {args.hecbench}: no src/ folder there (give a checkout of zjin-lcf/HeCBench)")
+    folders = sorted(path for path in glob.glob(os.path.join(source, args.filter)) if os.path.isdir(path))
+    if args.sample:
+        folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
+    with open(ARGS_FILE, encoding="utf-8") as handle:
+        overrides = json.load(handle)["args"]
+    deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
+    compiler = os.path.abspath(args.compiler)
+
+    def evaluate_and_print(folder):
+        r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink)
+        print(f"{r['program']:32} {r['status']:14} {(r.get('kind', '') + ' ' + r.get('detail', ''))[:110]}", flush=True)
+        if args.log:
+            with open(args.log, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(r) + "\n")
+        return r["program"], r
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = dict(pool.map(evaluate_and_print, folders))
+    snapshot = subprocess.run(["git", "-C", args.hecbench, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True).stdout.strip() or "an unknown commit"
+    text = summary(results, time.strftime("%Y-%m-%d"), snapshot)
+    print()
+    print(text)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results, handle, indent=1, sort_keys=True)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n\n" + table(results) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

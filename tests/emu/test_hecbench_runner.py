@@ -1,0 +1,71 @@
+"""labs/emu/conformance/hecbench.py on a made-up HeCBench checkout: each program built with its
+own Makefile and nvcc-emu, run with its Makefile's run arguments, judged by its own verdict,
+and the rest classified (a CUDA library, a missing input, a build error, a timeout that runs
+again with smaller arguments)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HECBENCH = os.path.join(ROOT, "labs", "emu", "conformance", "hecbench.py")
+
+MAKEFILE = textwrap.dedent("""\
+    CC = nvcc
+    LAUNCHER =
+    program = main
+    main: main.cu Makefile
+    \t$(CC) -O1 -arch=$(ARCH) main.cu -o main
+    clean:
+    \trm -f main
+    run: $(program)
+    \t$(LAUNCHER) ./$(program) {args}
+    """)
+
+
+def program(src, name, source, args=""):
+    folder = src / name
+    folder.mkdir(parents=True)
+    (folder / "Makefile").write_text(MAKEFILE.format(args=args))
+    (folder / "main.cu").write_text(textwrap.dedent(source))
+
+
+def test_programs_are_built_run_and_classified(tmp_path):
+    src = tmp_path / "src"
+    program(src, "good-cuda", """\
+        #include <cstdio>
+        #include <cstdlib>
+        __global__ void twice(int *x) { x[threadIdx.x] *= 2; }
+        int main(int argc, char **argv)
+        {
+            int n = atoi(argv[1]), *x;
+            cudaMallocManaged(&x, n * sizeof(int));
+            for (int i = 0; i < n; ++i) x[i] = i;
+            twice<<<1, n>>>(x);
+            cudaDeviceSynchronize();
+            printf("%s\\n", x[n - 1] == 2 * (n - 1) ? "PASS" : "FAIL");
+        }
+        """, "64")
+    program(src, "wrong-cuda", '#include <cstdio>\nint main() { printf("FAIL\\n"); }\n')
+    program(src, "slow-cuda", """\
+        #include <cstdio>
+        #include <cstdlib>
+        #include <unistd.h>
+        int main(int argc, char **argv) { if (atoi(argv[1]) > 100) sleep(60); printf("PASS\\n"); }
+        """, "3200")
+    program(src, "blas-cuda", '#include <cublas_v2.h>\nint main() {}\n')
+    program(src, "data-cuda", "int main() {}\n", "../data/graph.txt")
+    program(src, "broken-cuda", "int main() { return missing_function(); }\n")
+    result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
+                             "--jobs", "4", "--json", str(tmp_path / "results.json")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert {name: r["status"] for name, r in results.items()} == {
+        "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
+        "data-cuda": "needs_data", "broken-cuda": "build_failed"}
+    assert results["slow-cuda"]["args"] == "50 (Makefile's / 64)"
+    assert results["broken-cuda"]["kind"] == "undeclared missing_function"
+    assert results["blas-cuda"]["detail"] == "uses cuBLAS"
+    assert "2 of 6 (33.3%) pass overall; 2 of 5 (40.0%) of the runtime-API programs" in result.stdout
