@@ -1,7 +1,6 @@
 """The GPU-evidence corpus's table (grading it takes minutes: evidence_corpus.py does that): every
 entry names a folder holding its lab's files, cases of its lab, and expectations that can be held."""
 
-from pathlib import Path
 
 from grader.labs import load_lab
 
