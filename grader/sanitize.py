@@ -25,13 +25,14 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.build import EMULATED_BUILD_FAILED
 from grader.case_run import CaseRunner
 from grader.cases import ReadyCase
 from grader.labs import PUBLIC, Case, Lab
 from grader.report import Report
 from grader.run_plan import RunPlan, sanitize_plans
 from grader.text import one_line
-from grader.verdict import AC, IE, RE, WA
+from grader.verdict import AC, RE, WA
 
 
 def sanitizer() -> str | None:
@@ -185,9 +186,11 @@ class SanitizerStep:
         could otherwise loop or stop under CUDA_EMULATION to skip the checks)."""
         checker = "the emulator's checks"
         self.log(f"  {ready.case.name}: {checker} ...")
+        build = self.runner.build_for(plan)
+        if not build.ok:  # the grader's failure excuses nothing of the student's, and blames nothing
+            return Finding(f"{checker}: {build.reason[:200]}" if build.grader_error else
+                           f"{checker}: {EMULATED_BUILD_FAILED}: {build.reason[:200]}", not build.grader_error)
         run = self.runner.run(plan, ready)
-        if run.outcome is None:  # the build: the grader's failure excuses nothing of the student's, and blames nothing
-            return Finding(run.reason if run.verdict != IE else f"{checker}: {run.reason}", run.verdict != IE)
         if run.verdict == AC:
             return Finding(f"{checker}: no errors", False)
         if run.verdict == WA:  # right on the GPU, wrong with the threads in the emulator's order
