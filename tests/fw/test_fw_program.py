@@ -14,7 +14,7 @@ from grader.testing import lab_program, run
 CASES = KIT_ROOT / "testcases" / "fw"
 INF = 1073741823
 # The solution's own versions, then the given ones of labs/fw/paper_versions.cu (001 III.B-E).
-VERSIONS = ["rows", "cpu", "pitch", "columns", "module", "one-thread", "parallel", "grid-sync",
+VERSIONS = ["rows", "cpu", "pitch", "columns", "module", "wide", "one-thread", "parallel", "grid-sync",
             "grid-sync-reg"]
 
 spec = importlib.util.spec_from_file_location("fw_gen_for_program", CASES / "gen.py")
@@ -94,7 +94,7 @@ def test_versions_by_name_and_number(fw, tmp_path):
     by_number = run([fw, CASES / "graph1.txt", "--version", "1"], cwd=tmp_path)
     assert "version cpu" in by_number.stdout
     bad = run([fw, CASES / "graph1.txt", "--version", "fastest"], cwd=tmp_path)
-    assert bad.returncode == 2 and "0 rows, 1 cpu" in bad.stderr and "8 grid-sync-reg" in bad.stderr
+    assert bad.returncode == 2 and "0 rows, 1 cpu" in bad.stderr and f"{VERSIONS.index('grid-sync-reg')} grid-sync-reg" in bad.stderr
     assert "(given: labs/fw/paper_versions.cu)" in listing[VERSIONS.index("one-thread")]
 
 
