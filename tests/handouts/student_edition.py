@@ -48,7 +48,9 @@ from authoring import dist  # noqa: E402
 from authoring.handouts import code_blocks, inline_code, read_ast  # noqa: E402
 
 PREFIXES = ("make ", "make\t", "python3 ", "./build/", "bash ")
-NOT_RUN = re.compile(r"^make\s+(clean|deps|dist-student|dist-instructor)\b")
+# Commands that change the kit: cleaning, installing, making editions, and a bench that records
+# its figures into the handouts (RECORD=1, on a GPU).
+NOT_RUN = re.compile(r"^make\s+(clean|deps|dist-student|dist-instructor)\b|^make\s+bench\b.*\bRECORD=1\b")
 PLACEHOLDER = re.compile(r"<[^<>]+>|\b(IN|OUT|FILE|GRAPH)\b")
 FAILURE_SIGNS = re.compile(r"Traceback \(most recent call last\)|error: \S+ is missing|No such file or directory"
                            r"|No rule to make target|did not build")
