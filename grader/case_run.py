@@ -64,13 +64,9 @@ class CaseOutput:
     def read_findings(self) -> list[dict]:
         """What the harness and the emulator recorded of the run (FINDINGS_NAME: JSON lines,
         labs/common/findings.h); a missing file is none, a malformed line is skipped."""
-        opened = open_left(self.folder_fd, FINDINGS_NAME, MAX_FINDINGS_BYTES, what="the findings")
-        if opened.file is None:
-            return []
-        with opened.file as f:
-            text = f.read(MAX_FINDINGS_BYTES).decode("utf-8", "replace")
+        text = self._read_text(FINDINGS_NAME, MAX_FINDINGS_BYTES, "the findings")
         records = []
-        for line in text.splitlines():
+        for line in (text or "").splitlines():
             try:
                 record = json.loads(line)
             except ValueError:
