@@ -162,8 +162,8 @@ int main()
 '''
 
 
-@pytest.fixture(scope="module")
-def profile(tmp_path_factory) -> dict:
+def build_and_profile(program: str, folder: Path) -> dict:
+    """The profile (EMU_PROFILE's JSON) of `program`, built in `folder` as a student's file is."""
     if subprocess.run(["g++", "--version"], capture_output=True).returncode != 0:
         pytest.skip("no g++: the emulator's tests need a C++17 compiler")
     # emu-runtime builds the runtime of this machine's fiber backend and prints it with the
@@ -173,12 +173,11 @@ def profile(tmp_path_factory) -> dict:
     if done.returncode != 0:
         pytest.fail(f"building the emulator's runtime (make emu-runtime) failed: {done.stderr[-1500:]}")
     library, *link_flags = done.stdout.strip().splitlines()[-1].split()
-    folder = tmp_path_factory.mktemp("profile")
     source = folder / "kernels.cu"
     # The declaration first: the program calls it.
     source.write_text('extern "C" void cudaemu_profile_output(const void *, size_t, const char *);\n'
                       'extern "C" void cudaemu_profile_output_rows(const void *, size_t, size_t, size_t, const char *);\n'
-                      + PROGRAM)
+                      + program)
     rewritten, binary = folder / "kernels.cpp", folder / "kernels"
     subprocess.run([sys.executable, str(KIT / "labs/emu/rewriter"), str(source), str(rewritten)], check=True)
     done = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{KIT / 'labs/emu/include'}", str(rewritten),
@@ -189,6 +188,11 @@ def profile(tmp_path_factory) -> dict:
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory) -> dict:
+    return build_and_profile(PROGRAM, tmp_path_factory.mktemp("profile"))
 
 
 def totals(profile: dict, kernel: str, index: int = 0) -> dict:

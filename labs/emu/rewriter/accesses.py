@@ -13,7 +13,7 @@ of a __shared__ variable declared in the function (or of a file-scope extern __s
 array), indexed as deeply as it was declared, whose meaning the tokens show: a read, a write
 (`=`), or both (`+=`, `++`). Global: stores `name[...] = value` to any other name; the runtime
 ignores the ones that land on a thread's own stack. Left alone, so never misreported: uses
-whose address is taken (`&tile[i]`, atomics), member accesses (`s[i].x`), partial indexing
+whose address is taken (`&tile[i]`, atomics), member accesses (`s[i].x`: the profiler's), partial indexing
 (`tile[i]` of a 2D array), sizeof/decltype, and stores through `*p` or `p->x`.
 
 Global reads and updates, for the profiler (EMU_PROFILE, labs/emu/src/engine/profiler.h):
@@ -23,7 +23,14 @@ Global reads and updates, for the profiler (EMU_PROFILE, labs/emu/src/engine/pro
     count[i]++;              ->  ::cudaemu::global_access(count[i], ::cudaemu::Access::Update, CUDAEMU_SITE("count"))++;
 
 Any `name[...]` that is not a __shared__ variable: the runtime sorts an address into global
-memory, shared memory (a pointer into a shared array) or the thread's own stack. Arrays the
+memory, shared memory (a pointer into a shared array) or the thread's own stack.
+
+Members of an element, global or __shared__ (float4 arrays: pos[j].x), for the profiler only:
+
+    dx = pos[j].x - me.x;    ->  dx = ::cudaemu::member_access(pos[j], CUDAEMU_MEMBER(.x), ::cudaemu::Access::Read, CUDAEMU_SITE("pos")).x - me.x;
+
+the same for stores (`acc[i].x = v`: Write) and updates (`+=`, `++`), a chain (`.pos.y`) alike;
+a member followed by `[`, `(` or `->` is left alone. Arrays the
 function declares itself (`float acc[4][4];`, registers on a GPU) are left alone, and so are
 declarations (`int a[2];`, after a type name).
 """
@@ -128,6 +135,35 @@ def _postfix_end(tokens, i):
             return None, 0
         j, subscripts = close + 1, subscripts + 1
     return j, subscripts
+
+
+def _member_chain_end(tokens, after):
+    """(index after `.a.b`, the chain's text) for the members that follow an element at
+    tokens[after]; None when none follow, or when the chain goes on with `[`, `(` or `->` (a
+    member array, a call, a pointer: left alone)."""
+    j = after
+    while j + 1 < len(tokens) and tokens[j].text == "." and not tokens[j].in_directive \
+            and tokens[j + 1].kind == "ident" and tokens[j + 1].text != "template":
+        j += 2
+    if j == after or j < len(tokens) and tokens[j].text in ("[", "(", "->", ".", "::"):
+        return None
+    return j, "".join(token.text for token in tokens[after:j])
+
+
+def _wrap_member_access(tokens, i, after, name, wrap):
+    """Wraps `name[...]` at tokens[i:after] when members follow it (_member_chain_end); True
+    when members follow, wrapped or not."""
+    chain = _member_chain_end(tokens, after)
+    if after >= len(tokens) or tokens[after].text != ".":
+        return False
+    if chain is None:
+        return True
+    end, members = chain
+    kind = _use_kind(tokens, i, end)
+    if kind is not None:
+        wrap(i, after - 1, "::cudaemu::member_access(",
+             f', CUDAEMU_MEMBER({members}), ::cudaemu::Access::{kind}, CUDAEMU_SITE("{name}"))')
+    return True
 
 
 def _address_taken(tokens, i):
@@ -496,7 +532,7 @@ def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
                 continue
             name = token.text.replace('"', "")
             if variable is not None:
-                if subscripts != variable.rank:
+                if subscripts != variable.rank or _wrap_member_access(tokens, i, after, name, wrap):
                     continue
                 kind = _use_kind(tokens, i, after)
                 if kind is None:
@@ -509,6 +545,8 @@ def access_edits(text, tokens, in_code, unsafe_macros=frozenset()):
                 continue
             if subscripts == 0 or i < 1 or token.text in local_arrays or _declares(tokens, i, after) \
                     or _allocated_type(tokens, i):
+                continue
+            if _wrap_member_access(tokens, i, after, name, wrap):
                 continue
             kind = _use_kind(tokens, i, after)
             if kind is None:

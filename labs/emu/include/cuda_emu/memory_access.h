@@ -6,6 +6,7 @@
 //     out[i] = v;              ->  ::cudaemu::global_written((out[i] = v), CUDAEMU_SITE("out"));
 //     x = in[i];               ->  x = ::cudaemu::global_read(in[i], CUDAEMU_SITE("in"));
 //     out[i] += v;             ->  ::cudaemu::global_updated((out[i] += v, ::cudaemu::UpdateEnd{}), CUDAEMU_SITE("out"));
+//     x = pos[j].x;            ->  x = ::cudaemu::member_access(pos[j], CUDAEMU_MEMBER(.x), ::cudaemu::Access::Read, CUDAEMU_SITE("pos")).x;
 //
 // Each wrapper returns the very lvalue it was given (a store, once it has stored), so the
 // expression keeps its type and meaning. Every watched access reaches the runtime through one function per memory space
@@ -179,6 +180,28 @@ inline T &&global_access(T &&ref, Access kind, Site site)
     return static_cast<T &&>(ref);
 }
 
+// `pos[j].x`, `acc[i].x = v`, `tile[k].w += m`: an access to a member of an array element, seen
+// before it happens, by the profiler only (the race detector compares whole elements it was
+// given, and a member store's value would need the store wrapped, which a bit-field forbids).
+// The rewriter passes the member as CUDAEMU_MEMBER(.x), a generic lambda giving its address,
+// which a bit-field has not: for one, the lambda cannot be called, and the access is not seen.
+// The element comes back unchanged, so `.x` applies to it as it did.
+template <class T, class MemberAddress, class Site>
+constexpr T &&member_access(T &&element, MemberAddress member_address, Access kind, Site site)
+{
+    if constexpr (accessed_by_use<T>() && std::is_invocable<MemberAddress &, T &>::value) {
+        using Member = std::remove_pointer_t<std::invoke_result_t<MemberAddress &, T &>>;
+        // A member array (`a[i].v` passed on) decays to a pointer where it is used: no load.
+        if constexpr (!std::is_array<Member>::value) {
+            if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0)) {
+                const void *address = address_of(*member_address(element));
+                if (!on_fiber_stack(address)) observe_global_access(address, sizeof(Member), kind, site());
+            }
+        }
+    }
+    return static_cast<T &&>(element);
+}
+
 // `(out[i] += v, UpdateEnd{})` is the update's own result, through this comma operator; where
 // the operator returns void (helper_math.h's float3 +=), the built-in comma gives UpdateEnd
 // and global_updated has nothing to watch.
@@ -208,5 +231,12 @@ inline T &&global_updated(T &&result, Site site)
 
 // The site of an access, written by the rewriter on the access's own line, so __FILE__ and
 // __LINE__ name the student's file and line.
+// The address of a member (`.x`, `.pos.y`) of an element, for member_access; the trailing return
+// type makes a bit-field's address a substitution failure, not an error.
+#define CUDAEMU_MEMBER(member) \
+    [](auto &cudaemu_element) -> decltype(::std::addressof(cudaemu_element member)) { \
+        return ::std::addressof(cudaemu_element member); \
+    }
+
 #define CUDAEMU_SITE(name) \
     [] { static const ::cudaemu::AccessSite cudaemu_site{__FILE__, __LINE__, name}; return &cudaemu_site; }
