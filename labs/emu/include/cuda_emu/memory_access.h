@@ -194,8 +194,11 @@ constexpr T &&member_access(T &&element, MemberAddress member_address, Access ki
         // A member array (`a[i].v` passed on) decays to a pointer where it is used: no load.
         if constexpr (!std::is_array<Member>::value) {
             if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0)) {
-                const void *address = address_of(*member_address(element));
-                if (!on_fiber_stack(address)) observe_global_access(address, sizeof(Member), kind, site());
+                const char *address = static_cast<const char *>(address_of(*member_address(element)));
+                const char *first = static_cast<const char *>(address_of(element));
+                // Outside the element: a static member (a fragment's num_elements), not memory read.
+                bool inside = address >= first && address < first + sizeof(std::remove_reference_t<T>);
+                if (inside && !on_fiber_stack(address)) observe_global_access(address, sizeof(Member), kind, site());
             }
         }
     }
