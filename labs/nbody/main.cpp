@@ -176,13 +176,16 @@ static std::string forces_verdict(const ForceCheck &c, const ForceReference &ref
                     n % block, block, kernel == Kernel::Tiled ? ", and is the last tile's edge guarded" : "");
     char got[32];
     std::snprintf(got, sizeof got, std::isnan(c.first_got) ? "NaN" : "%.9g", c.first_got);
+    // Far past the bound with every entry a number: terms left out or added twice, not rounding.
+    bool far = c.worst >= 100 && c.wrong_nan == 0;
     if (c.first_axis == 3)
         std::snprintf(line, sizeof line, "WRONG (%s forces): acc[%d].w is %s, write 0 there; %zu of %zu entries "
                       "wrong", kernel_name(kernel), c.first_body, got, c.wrong, c.checked);
     else
         std::snprintf(line, sizeof line, "WRONG (%s forces): body %d's %s is %s, expected %.9g (allowed error "
-                      "%.3g); %zu of %zu entries wrong", kernel_name(kernel), c.first_body,
-                      kAxisNames[c.first_axis], got, c.first_want, c.first_allowed, c.wrong, c.checked);
+                      "%.3g); %zu of %zu entries wrong%s", kernel_name(kernel), c.first_body,
+                      kAxisNames[c.first_axis], got, c.first_want, c.first_allowed, c.wrong, c.checked,
+                      far ? "; far past rounding: a source or tile left out or counted twice" : "");
     return line;
 }
 

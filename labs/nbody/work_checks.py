@@ -39,9 +39,10 @@ def thread_per_body(profile: dict, facts: CaseFacts, settings: dict) -> str | No
     thread per pair, no p^2 threads a tile), and the launch that applies all n^2 pairs runs at
     least n threads.
 
-    The emulator does not profile an access to a member of an array element (pos[j].x, acc[i].x:
-    labs/emu's rewriter instruments pos[j] alone), so a kernel reading its sources member by member
-    shows fewer than n^2 loads: where no launch shows them, the count is not judged."""
+    The profile counts a member of an element (pos[j].x) as its own 4-byte load, and does not see
+    accesses through pointer arithmetic (*(pos + j), (pos + j)->x: labs/emu/README.md), so a
+    kernel reading its sources that way shows fewer than n^2 loads: where no launch shows them,
+    the count is not judged."""
     n = body_count(facts)
     launches = student_launches(profile)
     if not n or not launches:
@@ -64,8 +65,7 @@ def thread_per_body(profile: dict, facts: CaseFacts, settings: dict) -> str | No
 def tile_in_shared(profile: dict, facts: CaseFacts, settings: dict) -> str | None:
     """The tiled kernel: sources staged in __shared__, each read from global memory about n / p
     times, not n: global loads of bodies at most max_global_fraction of the naive n^2.
-    __shared__ counts as used when the launch stores to it or loads from it (a load of a member,
-    tile[k].x, is not profiled: see thread_per_body)."""
+    __shared__ counts as used when the launch stores to it or loads from it (tile[k] or tile[k].x)."""
     n = body_count(facts)
     forces = all_pairs_launches(profile, n) if n else []
     if not forces:

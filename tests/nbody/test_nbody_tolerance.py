@@ -122,3 +122,26 @@ def test_the_grader_compare_passes_right_sums_a_relative_one_would_not(ready):
     assert case.compare.rtol == rule["rtol"] and case.compare.atol == rule["atol"]
     assert all(abs(g - w) <= rule["atol"] + rule["rtol"] * abs(w) for g, w in zip(got, want))
     assert any(abs(g - w) > rule["rtol"] * abs(w) for g, w in zip(got, want))
+
+
+def test_the_edge_tile_left_out_hides_inside_the_file_compare_not_inside_each_bodys_bound(tmp_path):
+    """Why the harness checks each component against its own sum of |contributions|: on the GPU
+    case tiled-cube-12345 (the last tile holds 57 of 12345 sources), forces without that tile
+    pass the grader's file compare (one atol for every body), and fail the harness's bound. A
+    sample of bodies gets the tile-less sums (float32, as a kernel makes them); every other body
+    keeps the expected value, which is right."""
+    from grader.compare import compare_files
+    case = next(c for c in LAB.cases if c.name == "tiled-cube-12345")
+    ready = prepare(LAB, case)
+    n, p, softening = case.params["n"], case.params["block"], case.params["softening"]
+    bodies = read_positions(ready.input_path)
+    eps2 = f32(f32(softening) * f32(softening))
+    acc = array("f", ready.expected_path.read_bytes())
+    whole_tiles = n // p * p
+    for i in range(0, n, 1000):
+        acc[4 * i:4 * i + 3] = array("f", float32_sums(float32_terms(bodies, i, eps2), lambda j: j < whole_tiles))
+    acc_path = tmp_path / "acc.bin"
+    acc_path.write_bytes(acc.tobytes())
+    assert compare_files(ready.expected_path, acc_path, case.compare) is None
+    done = GEN.run_tool(["check", str(ready.input_path), str(acc_path), "--softening", str(softening)])
+    assert done.returncode == 1 and "WRONG" in done.stdout, done.stdout
