@@ -8,15 +8,21 @@ table to account on a few cases; this shows the whole picture.
 
 --case grades only the named cases (the large, timed ones too), and prints each case's verdict
 with its timing against the reference (how the students' timing thresholds in lab.toml were set).
+--table grades each on the cases test_students.py uses and holds it to expectations.toml as that
+test does (a GPU run's check of the table): a line that does not start with "as the table says"
+says what differs, and the exit status is 1. --jobs N grades N submissions at a time, each in a
+process of its own (the corpus's public cases are untimed; leave it at 1 with --case).
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-from students import grade, load_lab, load_table, missing_requirement
+from students import cases_for, grade, load_lab, load_table, missing_requirement, problems
 
 
 def main(argv: list[str]) -> int:
@@ -27,10 +33,16 @@ def main(argv: list[str]) -> int:
                    help="only this case (repeat for more); each case's verdict and timing is printed")
     p.add_argument("--no-checks", action="store_true",
                    help="as the grader's: no sanitizers, race detector or random-order pass (timings alone)")
+    p.add_argument("--table", action="store_true",
+                   help="grade on test_students.py's cases and check each against expectations.toml")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="grade N submissions at a time")
     p.add_argument("names", nargs="*", help="only these submissions")
     args = p.parse_args(argv)
     table = load_table()
     names = args.names or sorted(table, key=lambda n: (table[n].lab, n))
+    if args.jobs > 1:
+        return _in_parallel(argv, [n for n in names if not args.lab or table[n].lab == args.lab], args.jobs)
+    differ = 0
     for name in names:
         expect = table[name]
         if args.lab and expect.lab != args.lab:
@@ -41,8 +53,17 @@ def main(argv: list[str]) -> int:
             cases = [c for c in args.case if c in names_here]
             if not cases:
                 continue
+        if args.table:
+            cases = cases_for(expect)
         start = time.monotonic()
         report = grade(expect, cases, emu=not args.gpu, checks=not args.no_checks)
+        if args.table:
+            found = problems(expect, report)
+            differ += bool(found)
+            print(f"{'as the table says' if not found else 'DIFFERS'}: {expect.lab} {name} "
+                  f"{report.score:g}/{report.max_score:g} {time.monotonic() - start:.0f}s"
+                  + "".join(f"\n    {line}" for line in found), flush=True)
+            continue
         failing = next((r for r in report.results if r.verdict != "AC"), None)
         outcome = f"{failing.case}: {failing.verdict} {failing.reason}" if failing else "all correct"
         note = missing_requirement(expect.requires) if not args.gpu else None
@@ -51,7 +72,26 @@ def main(argv: list[str]) -> int:
               flush=True)
         for result in report.results if cases else []:
             print(f"    {result.case:24s} {result.verdict:5s} {result.timing_note or result.reason}", flush=True)
-    return 0
+    return 1 if differ else 0
+
+
+def _in_parallel(argv: list[str], names: list[str], jobs: int) -> int:
+    """This script once a submission, `jobs` at a time; each one's lines printed as it ends."""
+    flags, skip = [], False
+    for arg in argv:  # the flags, less --jobs N and the names
+        if skip or arg.startswith("--jobs"):
+            skip = arg == "--jobs"
+            continue
+        if arg.startswith("-") or flags and flags[-1] in ("--lab", "--case"):
+            flags.append(arg)
+
+    def one(name: str) -> int:
+        done = subprocess.run([sys.executable, __file__, *flags, name], capture_output=True, text=True)
+        print(done.stdout + done.stderr, end="", flush=True)
+        return done.returncode
+
+    with ThreadPoolExecutor(jobs) as pool:
+        return int(max(pool.map(one, names), default=0))
 
 
 if __name__ == "__main__":
