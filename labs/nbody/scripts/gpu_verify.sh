@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The nbody lab's GPU verification in one go, on a machine with an NVIDIA GPU (issue 34's "done
 # when"): the benchmark with its figures recorded for the handout, the reference solution graded
-# on every case (public and large), the untouched starter, and the corpus's submissions that are
-# right on the large cases timed against the reference.
+# on every case (public, large, and hidden ones drawn from a throwaway secret), the untouched
+# starter, the student corpus held to tests/students/expectations.toml on the GPU, and the
+# reference graded as a submission on the large cases, timed against itself.
 #
 #   bash labs/nbody/scripts/gpu_verify.sh [LOG_DIR]        (default build/nbody-verify)
 #
@@ -34,8 +35,12 @@ step build 240 bash -c "make -s -j$jobs nbody SOL=1 && make -s -j$jobs nbody && 
 # The figures the handout quotes: handouts/figures/nbody-bench.toml, and every marked copy rewritten.
 step bench 120 make --no-print-directory bench LAB=nbody RECORD=1
 cp handouts/figures/nbody-bench.toml "$log/" 2>/dev/null
-step check-solution 300 python3 -m grader check nbody --solution --cases all --quiet --json "$log/check.json"
+# Hidden cases come from the instructor's secret (grader/hidden.py); a fresh one here, for this step only.
+step check-solution 360 env LABKIT_SECRET="$(python3 -m grader secret)" \
+    python3 -m grader check nbody --solution --cases all --quiet --json "$log/check.json"
 step starter 120 python3 -m grader check nbody --submission starter/nbody --quiet
+# The corpus held to its table on the GPU, six submissions at a time: its cases are small and untimed.
+step corpus 420 python3 tests/students/grade_all.py --gpu --lab nbody --table --jobs 6
 # The reference graded as a submission on the timed cases: timed against itself in the same run.
 step timed-as-submission 240 python3 -m grader check nbody --submission solutions/nbody --cases large --quiet \
     --no-sanitize --json "$log/as-submission.json"
