@@ -10,13 +10,16 @@ table to account on a few cases; this shows the whole picture.
 with its timing against the reference (how the students' timing thresholds in lab.toml were set).
 --table grades each on the cases test_students.py uses and holds it to expectations.toml as that
 test does (a GPU run's check of the table): a line that does not start with "as the table says"
-says what differs, and the exit status is 1. --jobs N grades N submissions at a time, each in a
+says what differs, and the exit status is 1. With --gpu only the verdicts are held to it: the
+table's words are the emulator's (AddressSanitizer, its race detector), compute-sanitizer words
+its findings otherwise; each case's reason is printed. --jobs N grades N submissions at a time, each in a
 process of its own (the corpus's public cases are untimed; leave it at 1 with --case).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import subprocess
 import sys
 import time
@@ -58,11 +61,14 @@ def main(argv: list[str]) -> int:
         start = time.monotonic()
         report = grade(expect, cases, emu=not args.gpu, checks=not args.no_checks)
         if args.table:
-            found = problems(expect, report)
+            held_to = expect if not args.gpu else dataclasses.replace(
+                expect, fails=tuple(dataclasses.replace(f, reason=()) for f in expect.fails))
+            found = problems(held_to, report)
+            shown = found or ([f"{r.case}: {r.verdict} {r.reason}" for r in report.results] if args.gpu else [])
             differ += bool(found)
             print(f"{'as the table says' if not found else 'DIFFERS'}: {expect.lab} {name} "
                   f"{report.score:g}/{report.max_score:g} {time.monotonic() - start:.0f}s"
-                  + "".join(f"\n    {line}" for line in found), flush=True)
+                  + "".join(f"\n    {line}" for line in shown), flush=True)
             continue
         failing = next((r for r in report.results if r.verdict != "AC"), None)
         outcome = f"{failing.case}: {failing.verdict} {failing.reason}" if failing else "all correct"
