@@ -1,7 +1,8 @@
 """The profile (EMU_PROFILE) of accesses to a member of an array element, as the nbody lab's
 float4 bodies are read and written member by member (pos[j].x, acc[i].x = ...): each member is
 one 4-byte access, in global memory and in __shared__, and a kernel that stores the result member
-by member is its writer. A bit-field member still compiles (it is not seen)."""
+by member is its writer. A bit-field member still compiles (it is not seen); a static member read
+through an element is no access."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from test_profile import build_and_profile, totals
 
 PROGRAM = r'''
-struct Flags { int id; unsigned small : 4; };
+struct Flags { int id; unsigned small : 4; static constexpr int kinds = 1; };
 
 // One warp: lane i reads body j = 0..3 member by member (x, y, z, w: 4 loads a body, every lane
 // the same address: one sector each), its own body once as x and y (two 16-byte-strided loads:
@@ -29,7 +30,8 @@ __global__ void members(const float4 *pos, float4 *acc, Flags *flags)
     acc[i].y = sum;
     acc[i].z = sum;
     acc[i].w = 0.0f;
-    if (flags[i].small == 0) flags[i].id += 1;   // a bit-field: not seen; the int: a load and a store
+    if (flags[i].small == 0) flags[i].id += flags[i].kinds;   // a bit-field: not seen; the int: a load and a
+                                                              // store; a static member: no memory of the element
 }
 
 int main()
