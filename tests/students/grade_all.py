@@ -1,8 +1,10 @@
 """Grades every submission of the student corpus on every public case of the programs it was
 written for, one after the other, and prints one line a submission: name, score, and the first
 failing case with its verdict and reason (or "all correct"). Under the CPU emulator by default;
---gpu builds for the GPU (run it on a GPU node). It checks nothing: test_students.py holds the
-table to account on a few cases; this shows the whole picture.
+--gpu builds for the GPU (run it on a GPU node). test_students.py holds the table to account on a
+few cases under the emulator; this shows the whole picture. With --gpu it also holds the table's
+coarse promise on the GPU and exits 1 where it is broken: a submission the table expects to pass
+keeps full marks, and one the table says is not the lab's work (WORK) loses points.
 
     python3 tests/students/grade_all.py [--gpu] [--lab LAB] [--case CASE ...] [--no-checks] [NAME ...]
 
@@ -31,6 +33,7 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     table = load_table()
     names = args.names or sorted(table, key=lambda n: (table[n].lab, n))
+    broken = []
     for name in names:
         expect = table[name]
         if args.lab and expect.lab != args.lab:
@@ -51,7 +54,26 @@ def main(argv: list[str]) -> int:
               flush=True)
         for result in report.results if cases else []:
             print(f"    {result.case:24s} {result.verdict:5s} {result.timing_note or result.reason}", flush=True)
-    return 0
+        if args.gpu and not cases:
+            why = gpu_promise_broken(expect, report)
+            if why:
+                broken.append(name)
+                print(f"    UNEXPECTED on the GPU: {why}", flush=True)
+    if broken:
+        print(f"{len(broken)} submission(s) not as the table promises on the GPU: {', '.join(broken)}")
+    return 1 if broken else 0
+
+
+def gpu_promise_broken(expect, report) -> str:
+    """What the table promises on a GPU node, where verdicts may differ from the emulator's (an
+    out-of-bounds write need not crash there): why it is broken, or ''."""
+    if expect.flaky or expect.known_gap:
+        return ""
+    if not expect.fails and report.score < report.max_score:
+        return f"the table expects full marks; it got {report.score:g}/{report.max_score:g}"
+    if any("WORK" in f.verdicts for f in expect.fails) and report.score >= report.max_score:
+        return "the table says it is not the lab's work; it kept full marks"
+    return ""
 
 
 if __name__ == "__main__":
