@@ -203,6 +203,16 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
     if failed:
         return failed
     src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
+    # Two gradings of one source at once (a TA's check beside a batch, the references of a
+    # verification round) build it one after the other: two makes in one folder link each
+    # other's half-written objects.
+    with build_lock(f"build-{build_dir.name}-{lab.id}"):
+        return _build_programs(lab, src_root, build_dir, harness, arch=arch, emu=emu, asan=asan, sandbox=sandbox,
+                               check_symbols=check_symbols)
+
+
+def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *, arch: str | None, emu: bool,
+                    asan: bool, sandbox: Sandbox | None, check_symbols: bool) -> BuildResult:
     src_dir = src_root / lab.id if (src_root / lab.id).is_dir() else src_root
     # A submission's part always from nothing: an object left by an earlier build (one made with
     # the sandbox off, or from other files of the same name) must never be linked into this one.

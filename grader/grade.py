@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import tempfile
 from pathlib import Path
 
 from grader import hidden, honest_timing, run_plan as plans, sanitize
@@ -32,6 +33,7 @@ from grader.evidence.grading import GpuEvidence
 from grader.gpu import gpu_count
 from grader.labs import PUBLIC, Case, ConfigError, Lab
 from grader.paths import BUILD_DIR
+from grader.program_files import remove_tree
 from grader.report import Report
 from grader.sandbox import Sandbox, gpu_device_nodes, sandbox_for
 from grader.text import one_line
@@ -71,9 +73,13 @@ class Grader:
             if path:
                 hide.append(Path(path).resolve())
         self.builds = SourceBuilds(lab, source, emu=emu, asan=asan, sandbox=self.sandbox)
-        work = BUILD_DIR / "grading" / build_dir_for(source, emu, asan).name / lab.id
+        # This grading's own folder: a sandbox user is granted the folders above its runs, so two
+        # gradings of one source at once (the references of several labs, two TAs) never share one.
+        (BUILD_DIR / "grading").mkdir(parents=True, exist_ok=True)
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{build_dir_for(source, emu, asan).name}-{lab.id}.",
+                                            dir=BUILD_DIR / "grading"))
         self.runner = CaseRunner(lab, self.builds, sandbox=self.sandbox, hide=tuple(hide),
-                                 gpu=not emu and bool(gpu_device_nodes()), work=work, secret=self.secret,
+                                 gpu=not emu and bool(gpu_device_nodes()), work=self.folder / lab.id, secret=self.secret,
                                  keep_outputs=keep_outputs)
         self.work_unchecked = ""  # why lab.toml's [work] could not be judged on this GPU node
         # On a GPU node, the GPU run's own record and counters (grader/evidence/).
@@ -106,7 +112,13 @@ class Grader:
 
     def grade(self, build: BuildResult | None = None, cases: list[Case] | None = None) -> Report:
         """The report on `cases` (default: this grading's); build: one made already (by build())."""
-        cases = self.cases if cases is None else cases
+        try:
+            return self._report(build, self.cases if cases is None else cases)
+        finally:
+            if not self.runner.keep_outputs:
+                remove_tree(self.folder)
+
+    def _report(self, build: BuildResult | None, cases: list[Case]) -> Report:
         if build is not None:
             self.builds.set_graded(build)
         build = self.build()

@@ -369,9 +369,7 @@ class MutantRunner:
     def _forget(self, source: Source) -> None:
         if not self.keep:
             for asan in {self.asan, self.emu}:  # under the emulator the grader's checks build with ASan
-                build_dir = build_dir_for(source, self.emu, asan)
-                remove_tree(build_dir)
-                remove_tree(BUILD_DIR / "grading" / build_dir.name)
+                remove_tree(build_dir_for(source, self.emu, asan))  # its runs' folders went with its grading
 
     def baseline(self) -> None:
         """Grades the unchanged reference through the same path; sets each case's limit."""

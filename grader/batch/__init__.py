@@ -311,9 +311,7 @@ def clean_up(plan: Plan, sub: Submission) -> None:
         return
     source = submission_source(sub, Path(sub.path))
     for asan in (False, True):  # under the emulator the checked build has ASan on
-        build_dir = build_dir_for(source, plan.emu, asan)
-        for folder in (build_dir, BUILD_DIR / "grading" / build_dir.name):
-            remove_tree(folder)
+        remove_tree(build_dir_for(source, plan.emu, asan))  # its runs' folders went with its grading
     remove_tree(build_dir_for(source, True, False))  # a GPU node's emulated multi-device build
     remove_tree(unpacked_dir(plan, sub))
 
