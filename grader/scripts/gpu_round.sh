@@ -11,6 +11,7 @@
 #   corpus      the evidence corpus (programs that know they are emulated, timing exploits)
 #   batch       a class with a crafted compile error writes class.csv
 #   nbody spmv  the lab's own GPU verification (bench recorded for the handout, every case)
+#   bench-L     lab L's benchmark recorded for its handout (make bench LAB=L RECORD=1; alone: it times)
 #   bench       what the evidence costs a class (alone: it times)
 #   user        the evidence corpus and a reference as an ordinary user (the Landlock kind)
 #   kinds       the hostile corpus in each sandbox kind (sandbox_kinds_gpu_verify.sh)
@@ -37,6 +38,7 @@ run_step() {  # run_step NAME: its command, logged, timed; the summary line in L
     user)       bash grader/scripts/grade_of_record_gpu_verify.sh user ;;
     multi)      bash grader/scripts/grade_of_record_gpu_verify.sh multi ;;
     kinds)      bash grader/scripts/sandbox_kinds_gpu_verify.sh ;;
+    bench-*)    make --no-print-directory bench LAB="${name#bench-}" RECORD=1 ;;
     nbody|spmv) LABKIT_SECRET=$secret bash "labs/$name/scripts/gpu_verify.sh" "$log/$name" ;;
     *)          echo "unknown step $name"; false ;;
     esac > "$log/$name.log" 2>&1
