@@ -26,7 +26,8 @@ from pathlib import Path
 
 from grader import hidden, honest_timing, run_plan as plans, sanitize
 from grader import work as work_rules
-from grader.build import BuildResult, Source, SourceBuilds, build_dir_for
+from grader.build import BuildResult, SourceBuilds, build_dir_for
+from grader.intake import Source
 from grader.case_run import CaseRunner, PlanRun
 from grader.cases import ReadyCase
 from grader.evidence.grading import GpuEvidence

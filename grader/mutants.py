@@ -61,7 +61,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.grade import Grader
-from grader.build import Source, build_dir_for
+from grader.build import build_dir_for
+from grader.intake import Source
 from grader.labs import OPTIONAL, PUBLIC, Case, Lab, load_lab
 from grader.program_files import remove_tree
 from grader.limits import MUTANT_TIME_LIMITS

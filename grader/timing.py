@@ -10,7 +10,8 @@ import hashlib
 import json
 
 from grader import KIT_VERSION, honest_timing
-from grader.build import Source, SourceBuilds, build_lock
+from grader.build import SourceBuilds, build_lock
+from grader.intake import Source
 from grader.case_run import CaseRunner, metric
 from grader.labs import Case, Lab
 from grader.limits import GRADING_TIME_LIMITS

@@ -38,7 +38,8 @@ from grader.cases import prepare, sha256_of
 from grader.budget import grading_budget
 from grader.gpu import gpu_count, has_gpu
 from grader.grade import Grader
-from grader.build import Source, build_dir_for
+from grader.build import build_dir_for
+from grader.intake import Source
 from grader.hidden import Secret
 from grader.labs import ConfigError, load_lab
 from grader.program_files import remove_tree

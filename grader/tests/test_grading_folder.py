@@ -3,7 +3,7 @@ granted the folders above its runs (their group), so two gradings of one source 
 references of several labs in one verification round, two TAs) must never share such a folder:
 each would take the other's access away mid-run ("Permission denied" on its output file)."""
 
-from grader.build import Source
+from grader.intake import Source
 from grader.grade import Grader
 from grader.labs import load_lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR

@@ -3,7 +3,7 @@
 import pytest
 
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.case_run import judge, run_case
 from grader.verdict import AC, RE, SLOW, TLE, WA
 
