@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.gpu import compute_capabilities, gpu_arch
@@ -71,14 +71,17 @@ def build_dir_for(source: Source, emu: bool, asan: bool) -> Path:
     return BUILD_DIR / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
 
 
+@dataclass
 class SourceBuilds:
     """The builds of one source a grading runs: the graded one (GPU or emulator, as graded), and
     on a GPU node the emulated ones the plans ask for (run_plan: EMULATED, EMULATED_ASAN), each
     made once, the first time a plan needs it."""
-
-    def __init__(self, lab: Lab, source: Source, *, emu: bool, asan: bool, sandbox: Sandbox | None):
-        self.lab, self.source, self.emu, self.asan, self.sandbox = lab, source, emu, asan, sandbox
-        self._made: dict[tuple[bool, bool], BuildResult] = {}
+    lab: Lab
+    source: Source
+    emu: bool = field(kw_only=True)
+    asan: bool = field(kw_only=True)
+    sandbox: Sandbox | None = field(kw_only=True)
+    _made: dict[tuple[bool, bool], BuildResult] = field(default_factory=dict, init=False, repr=False)
 
     def get(self, emu: bool, asan: bool) -> BuildResult:
         if (emu, asan) not in self._made:

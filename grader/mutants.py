@@ -352,11 +352,10 @@ class MutantRunner:
     def _grade(self, source: Source, cases: list[Case], stop_early: bool):
         """(results, the first result that is not AC or None)."""
         grader = Grader(self.lab, source, emu=self.emu, asan=self.asan, sandbox=self.sandbox, log=lambda *_: None)
-        build = grader.build()  # once: each case below is graded from it
         results = []
-        for case in cases:
+        for case in cases:  # one build: the first grade() makes it, the others reuse it
             limit = self.limits.get(case.name, case.time_limit_s)
-            result = grader.grade(build, [dataclasses.replace(case, time_limit_s=limit)]).results[0]
+            result = grader.grade([dataclasses.replace(case, time_limit_s=limit)]).results[0]
             if result.verdict == TLE and limit < case.time_limit_s:
                 result.reason += f" (a mutant's limit: {MUTANT_TIME_LIMITS.describe()})"
             results.append(result)
