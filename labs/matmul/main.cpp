@@ -28,7 +28,6 @@
 #include "cli.h"
 #include "cublas_sgemm.h"
 #include "device.h"
-#include "gpu_timer.h"
 #include "host_timer.h"
 #include "lab_error.h"
 #include "matmul.h"
@@ -36,6 +35,7 @@
 #include "reference.h"
 #include "result.h"
 #include "seeded.h"
+#include "timed_runs.h"
 
 static const char *kUsage =
     "matmul --n N [--kernel naive|tiled|fast|tensor|tensor_1xtf32|naive_uncoalesced|tiled_uncoalesced] [--ntx X --nty Y] "
@@ -185,37 +185,6 @@ struct DeviceMatrices {
 // ---- timing --------------------------------------------------------------------------------
 
 static double gflops(int n, double ms) { return 2.0 * n * static_cast<double>(n) * n / (ms * 1e6); }
-
-struct Timing {
-    double ms;       // median GPU time of one run, from CUDA events
-    double host_ms;  // median host time of the same span, waiting included
-    int reps;
-};
-
-// One warm-up run (module loading, caches), then `reps` timed runs; medians in ms.
-// reps <= 0: as many as fit in about 0.2 s of GPU time, between 3 and 50.
-template <class Run>
-static Timing time_runs(Run run, int reps)
-{
-    GpuTimer timer;
-    timer.start();
-    run();
-    timer.stop();
-    double first = timer.ms();
-    if (reps <= 0)
-        reps = static_cast<int>(std::min(50.0, std::max(3.0, std::ceil(200.0 / std::max(first, 1e-3)))));
-    std::vector<double> times, host_times;
-    for (int rep = 0; rep < reps; ++rep) {
-        HostTimer host;
-        timer.start();
-        run();
-        timer.stop();
-        times.push_back(timer.ms());  // waits for the stop event
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_times.push_back(host.ms());
-    }
-    return Timing{median(times), median(host_times), reps};
-}
 
 // ---- one checked run -----------------------------------------------------------------------
 
@@ -459,9 +428,7 @@ static int bench(const Cli &cli, LabResult &result)
     }
     result.set("kernel_ms", last_fast_ms);
     result.set("total_ms", total.ms());
-    if (!all_right)
-        std::printf("WRONG: a kernel's result failed the check (see the rows marked WRONG)\n");
-    return all_right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+    return bench_status(all_right, "a kernel's result");
 }
 
 static int matmul_main(int argc, char **argv)

@@ -26,15 +26,14 @@
 #include "cli.h"
 #include "device.h"
 #include "fp32_peak.h"
-#include "gpu_timer.h"
 #include "host_timer.h"
 #include "lab_error.h"
-#include "median.h"
 #include "nbody.h"
 #include "profile_output.h"
 #include "real_option.h"
 #include "reference.h"
 #include "result.h"
+#include "timed_runs.h"
 
 static const char *kUsage =
     "nbody INPUT [--kernel naive|tiled] [--block B] [--softening EPS] [--dt DT] [--reps R] [--out FILE] "
@@ -118,37 +117,6 @@ struct DeviceBodies {
 // ---- timing --------------------------------------------------------------------------------
 
 static double interactions(int n) { return static_cast<double>(n) * n; }
-
-struct Timing {
-    double ms;       // median GPU time of one launch, from CUDA events
-    double host_ms;  // median host time of the same span, waiting included
-    int reps;
-};
-
-// One warm-up run (module loading, caches), then `reps` timed runs; medians in ms.
-// reps <= 0: as many as fit in about 0.2 s of GPU time, between 3 and 50.
-template <class Run>
-static Timing time_runs(Run run, int reps)
-{
-    GpuTimer timer;
-    timer.start();
-    run();
-    timer.stop();
-    double first = timer.ms();
-    if (reps <= 0)
-        reps = static_cast<int>(std::min(50.0, std::max(3.0, std::ceil(200.0 / std::max(first, 1e-3)))));
-    std::vector<double> times, host_times;
-    for (int rep = 0; rep < reps; ++rep) {
-        HostTimer host;
-        timer.start();
-        run();
-        timer.stop();
-        times.push_back(timer.ms());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_times.push_back(host.ms());
-    }
-    return Timing{median(times), median(host_times), reps};
-}
 
 // ---- one checked run -----------------------------------------------------------------------
 
@@ -336,9 +304,7 @@ static int bench(const Cli &cli, LabResult &result, bool emulated)
         }
         std::fflush(stdout);
     }
-    if (!all_right)
-        std::printf("WRONG: a kernel's accelerations failed the check (see the rows marked WRONG)\n");
-    return all_right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+    return bench_status(all_right, "a kernel's accelerations");
 }
 
 static int nbody_main(int argc, char **argv)

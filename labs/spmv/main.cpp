@@ -22,14 +22,13 @@
 #include "csr.h"
 #include "cusparse_spmv.h"
 #include "device.h"
-#include "gpu_timer.h"
 #include "host_timer.h"
 #include "lab_error.h"
 #include "matrix_gen.h"
-#include "median.h"
 #include "profile_output.h"
 #include "reference.h"
 #include "result.h"
+#include "timed_runs.h"
 #include "spmv.h"
 
 static const char *kUsage =
@@ -102,34 +101,6 @@ private:
     size_t rows_ = 0;
 };
 
-struct Timing {
-    double ms = 0;       // median GPU time of one y += A·x, CUDA events
-    double host_ms = 0;  // the same span on the host clock, waiting included
-};
-
-// One warm-up run, then `reps` timed ones, each from the starting y (the reset is not timed).
-template <class Run>
-static Timing time_runs(DeviceProblem &d, Run run, int reps)
-{
-    d.reset_y();
-    run();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<double> times, host_times;
-    GpuTimer timer;
-    for (int rep = 0; rep < reps; ++rep) {
-        d.reset_y();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        HostTimer host;
-        timer.start();
-        run();
-        timer.stop();
-        times.push_back(timer.ms());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_times.push_back(host.ms());
-    }
-    return Timing{median(times), median(host_times)};
-}
-
 // Bytes a y += A·x must move at least: the matrix once, x once, y read and written.
 static double min_bytes(const CsrMatrix &A)
 {
@@ -193,7 +164,7 @@ static int checked_run(const Cli &cli, LabResult &result)
     CUDA_CHECK(cudaDeviceSynchronize());
     double prepare_ms = clock.ms();
     int line = spmv_line(plan);
-    Timing t = time_runs(d, [&] { spmv_run(plan, d.x, d.y); }, reps);
+    Timing t = time_runs([&] { spmv_run(plan, d.x, d.y); }, reps, [&] { d.reset_y(); });
     std::vector<float> y = d.copy_y();
     spmv_release(plan);
     double total_ms = total.ms();
@@ -255,7 +226,7 @@ static bool bench_matrix(const MatrixSpec &spec, bool emulated, int reps, double
     };
     std::vector<Row> rows;
     auto measure = [&](const std::string &name, auto run) {
-        Timing t = time_runs(d, run, reps);
+        Timing t = time_runs(run, reps, [&] { d.reset_y(); });  // each run from the starting y
         std::vector<float> y = d.copy_y();
         SpmvCheck check = check_result(A, x, y0, y.data());
         rows.push_back({name, t.ms, gbps(bytes, t.ms), check.wrong == 0});
@@ -329,9 +300,7 @@ static int bench(const Cli &cli, LabResult &result)
         all_right = bench_matrix(spec, emulated, reps, copy, result) && all_right;
     result.set("copy_gbps", copy);
     result.set("total_ms", total.ms());
-    if (!all_right)
-        std::printf("WRONG: a version's y failed the check (the rows marked WRONG)\n");
-    return all_right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+    return bench_status(all_right, "a version's y");
 }
 
 static int spmv_main(int argc, char **argv)
