@@ -14,7 +14,8 @@ verify_begin matmul "${1:-build/matmul-verify}"
 
 step build 240 bash -c 'make -j8 matmul SOL=1 >/dev/null && make -j8 matmul >/dev/null &&
     { [ build/tune_fast -nt labs/matmul/scripts/tune_fast.cu ] && [ build/tune_fast -nt solutions/matmul/matmul.c ] &&
-      [ build/tune_fast -nt labs/matmul/scripts/async_kernel.cuh ] ||
+      [ build/tune_fast -nt labs/matmul/scripts/async_kernel.cuh ] &&
+      [ build/tune_fast -nt labs/matmul/scripts/tune_product.cuh ] && [ build/tune_fast -nt labs/common/timed_runs.h ] ||
       nvcc -std=c++17 -O3 -arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d .) \
         -Ilabs/common -Ilabs/matmul -Isolutions/matmul labs/matmul/scripts/tune_fast.cu -o build/tune_fast -lcublas; } &&
     echo built'

@@ -21,25 +21,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <string>
-#include <thread>
 #include <vector>
-
-#include <cublas_v2.h>
 
 #include "matmul.c"  // the solution: its fast_kernel template, TileShape and matmul_fast
 #include "async_kernel.cuh"
 #include "rows_kernel.cuh"
-#include "seeded.h"
-
-#define CUBLAS_CHECK(call)                                                                  \
-    do {                                                                                    \
-        cublasStatus_t s_ = (call);                                                         \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                  \
-            fprintf(stderr, "cuBLAS error %d at %s:%d: %s\n", (int)s_, __FILE__, __LINE__, #call); \
-            exit(3);                                                                        \
-        }                                                                                   \
-    } while (0)
+#include "timed_runs.h"
+#include "tune_product.cuh"
 
 struct Candidate {
     const char *step;  // NOTES.md's step
@@ -129,90 +119,6 @@ static const Candidate kCandidates[] = {
     ROWS("12", 256, 128, 8, 64, 64, 8, 4, 3, 1, true, true),
 };
 
-static float median_ms(std::vector<float> t)
-{
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
-template <class F>
-static float time_ms(F run, int reps)
-{
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    run();  // warm-up
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> times;
-    for (int r = 0; r < reps; ++r) {
-        CUDA_CHECK(cudaEventRecord(start));
-        run();
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return median_ms(times);
-}
-
-struct DeviceProduct {
-    int n;
-    size_t count, bytes;
-    std::vector<float> host;  // A then B
-    float *A, *B, *C;
-    explicit DeviceProduct(int n_, uint64_t seed) : n(n_), count((size_t)n_ * n_), bytes(count * sizeof(float))
-    {
-        host.resize(2 * count);
-        seeded_uniform_floats(host.data(), host.size(), seed);
-        CUDA_CHECK(cudaMalloc(&A, bytes));
-        CUDA_CHECK(cudaMalloc(&B, bytes));
-        CUDA_CHECK(cudaMalloc(&C, bytes));
-        CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(B, host.data() + count, bytes, cudaMemcpyHostToDevice));
-    }
-    ~DeviceProduct()
-    {
-        cudaFree(A);
-        cudaFree(B);
-        cudaFree(C);
-    }
-    // Runs a kernel on a NaN-poisoned C (0xFF bytes) and returns C: unwritten entries stay NaN.
-    std::vector<float> run(void (*launch)(const float *, const float *, float *, int))
-    {
-        CUDA_CHECK(cudaMemset(C, 0xFF, bytes));
-        launch(A, B, C, n);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        std::vector<float> out(count);
-        CUDA_CHECK(cudaMemcpy(out.data(), C, bytes, cudaMemcpyDeviceToHost));
-        return out;
-    }
-};
-
-// The float64 product, on every CPU core. The inputs are in [0, 1): c_ij is its own scale
-// sum_k |a_ik||b_kj|, so (n + 2) u relative is the harness's bound (labs/matmul/reference.h).
-static std::vector<double> float64_product(const std::vector<float> &host, int n)
-{
-    const float *A = host.data(), *B = host.data() + (size_t)n * n;
-    std::vector<double> C((size_t)n * n, 0.0);
-    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (int i = (int)w; i < n; i += (int)workers)
-                for (int k = 0; k < n; ++k) {
-                    double a = A[(size_t)i * n + k];
-                    for (int j = 0; j < n; ++j)
-                        C[(size_t)i * n + j] += a * B[(size_t)k * n + j];
-                }
-        });
-    for (std::thread &t : pool)
-        t.join();
-    return C;
-}
-
 static int check_all()
 {
     const int sizes[] = {1, 2, 3, 4, 5, 8, 17, 31, 63, 64, 65, 100, 127, 128, 129, 130, 200, 255, 256, 257,
@@ -223,10 +129,14 @@ static int check_all()
     std::vector<int> worst_n(worst.size(), 0);
     for (int n : sizes) {
         DeviceProduct d(n, 1000 + n);
-        std::vector<double> want = float64_product(d.host, n);
+        std::vector<int> every_row(n);
+        std::iota(every_row.begin(), every_row.end(), 0);
+        std::vector<double> want = float64_rows(d.host, n, every_row);
+        // The inputs are in [0, 1): c_ij is its own scale sum_k |a_ik||b_kj|, so (n + 2) u
+        // relative is the harness's bound (labs/matmul/reference.h).
         double bound = (n + 2) * std::ldexp(1.0, -24);
         for (size_t c = 0; c < worst.size(); ++c) {
-            std::vector<float> got = d.run(kCandidates[c].launch);
+            std::vector<float> got = d.result_of([&] { kCandidates[c].launch(d.A, d.B, d.C, n); });
             for (size_t i = 0; i < got.size(); ++i) {
                 double e = std::fabs(got[i] - want[i]) / (want[i] * bound);
                 if (want[i] == 0.0)
@@ -262,7 +172,7 @@ static void time_all(int n, int reps)
                                   CUBLAS_GEMM_DEFAULT));
     };
     double flops = 2.0 * n * (double)n * n;
-    float cublas_ms = time_ms(cublas, reps);
+    float cublas_ms = time_runs(cublas, reps).ms;
     std::vector<float> want(d.count);
     CUDA_CHECK(cudaMemcpy(want.data(), d.C, d.bytes, cudaMemcpyDeviceToHost));
     double cublas_tflops = flops / (cublas_ms * 1e9);
@@ -272,9 +182,9 @@ static void time_all(int n, int reps)
     const Candidate *best = nullptr, *best_small = nullptr;
     double best_tflops = 0, best_small_tflops = 0;
     for (const Candidate &c : kCandidates) {
-        std::vector<float> got = d.run(c.launch);
-        float ms = time_ms([&] { c.launch(d.A, d.B, d.C, n); }, reps);
-        float again = time_ms([&] { c.launch(d.A, d.B, d.C, n); }, reps);
+        auto run = [&] { c.launch(d.A, d.B, d.C, n); };
+        std::vector<float> got = d.result_of(run);
+        float ms = time_runs(run, reps).ms, again = time_runs(run, reps).ms;
         double worst = 0;
         for (size_t i = 0; i < d.count; ++i) {
             double e = std::fabs((double)got[i] - want[i]) / std::fabs((double)want[i]);
@@ -294,7 +204,7 @@ static void time_all(int n, int reps)
     auto shape = [](const Candidate *c) { return std::string(c->name + 8, std::strlen(c->name) - 9); };
     if (best)
         printf("best: %s\nbest-small: %s\n", shape(best).c_str(), shape(best_small ? best_small : best).c_str());
-    float again = time_ms(cublas, reps);  // the clocks may drift while the card warms up
+    float again = time_runs(cublas, reps).ms;  // the clocks may drift while the card warms up
     printf("cuBLAS again after the candidates: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
     CUBLAS_CHECK(cublasDestroy(handle));
 }

@@ -17,23 +17,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
-
-#include <cublas_v2.h>
 
 #include "matmul.c"  // the solution: tensor_kernel, TensorShape, matmul_tensor
 #include "reference.h"
-#include "seeded.h"
-
-#define CUBLAS_CHECK(call)                                                                         \
-    do {                                                                                           \
-        cublasStatus_t s_ = (call);                                                                \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "cuBLAS error %d at %s:%d: %s\n", (int)s_, __FILE__, __LINE__, #call); \
-            exit(3);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "timed_runs.h"
+#include "tune_product.cuh"
 
 struct Candidate {
     const char *name;
@@ -67,90 +56,6 @@ static const Candidate kCandidates[] = {
     SHAPE(128, 128, 32, 64, 64, 3, 1, false),
     SHAPE(128, 256, 32, 64, 64, 3, 1, false),
 };
-
-static float median_ms(std::vector<float> t)
-{
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
-template <class F>
-static float time_ms(F run, int reps)
-{
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    run();  // warm-up
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> times;
-    for (int r = 0; r < reps; ++r) {
-        CUDA_CHECK(cudaEventRecord(start));
-        run();
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return median_ms(times);
-}
-
-struct DeviceProduct {
-    int n;
-    size_t count, bytes;
-    std::vector<float> host;  // A then B
-    float *A, *B, *C;
-    DeviceProduct(int n_, uint64_t seed) : n(n_), count((size_t)n_ * n_), bytes(count * sizeof(float))
-    {
-        host.resize(2 * count);
-        seeded_uniform_floats(host.data(), host.size(), seed);
-        CUDA_CHECK(cudaMalloc(&A, bytes));
-        CUDA_CHECK(cudaMalloc(&B, bytes));
-        CUDA_CHECK(cudaMalloc(&C, bytes));
-        CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(B, host.data() + count, bytes, cudaMemcpyHostToDevice));
-    }
-    ~DeviceProduct()
-    {
-        cudaFree(A);
-        cudaFree(B);
-        cudaFree(C);
-    }
-    // C after one run on a NaN-poisoned C (0xFF bytes): unwritten entries stay NaN.
-    template <class F>
-    std::vector<float> result_of(F run)
-    {
-        CUDA_CHECK(cudaMemset(C, 0xFF, bytes));
-        run();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        std::vector<float> out(count);
-        CUDA_CHECK(cudaMemcpy(out.data(), C, bytes, cudaMemcpyDeviceToHost));
-        return out;
-    }
-};
-
-// Rows `rows` of the float64 product, on every CPU core.
-static std::vector<double> float64_rows(const std::vector<float> &host, int n, const std::vector<int> &rows)
-{
-    const float *A = host.data(), *B = host.data() + (size_t)n * n;
-    std::vector<double> C(rows.size() * (size_t)n, 0.0);
-    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (size_t r = w; r < rows.size(); r += workers)
-                for (int k = 0; k < n; ++k) {
-                    double a = A[(size_t)rows[r] * n + k];
-                    for (int j = 0; j < n; ++j)
-                        C[r * n + j] += a * B[(size_t)k * n + j];
-                }
-        });
-    for (std::thread &t : pool)
-        t.join();
-    return C;
-}
 
 struct Errors {
     double max_rel = 0, mean_rel = 0;
@@ -229,27 +134,27 @@ static void time_all(int n, int reps)
     printf("%-44s %5s %8s %8s %8s %8s %10s %10s\n", "candidate", "regs", "ms", "ms again", "TFLOP/s", "/SGEMM",
            "max rel", "mean rel");
     auto sgemm = cublas(CUBLAS_COMPUTE_32F);
-    float sgemm_ms = time_ms(sgemm, reps);
+    float sgemm_ms = time_runs(sgemm, reps).ms;
     Errors sgemm_err = errors_of(d.result_of(sgemm), want, n, rows);
     double sgemm_tflops = flops / (sgemm_ms * 1e9);
     printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS SGEMM (CUBLAS_COMPUTE_32F)", "", sgemm_ms, "",
            sgemm_tflops, 1.0, sgemm_err.max_rel, sgemm_err.mean_rel);
     auto tf32 = cublas(CUBLAS_COMPUTE_32F_FAST_TF32);
-    float tf32_ms = time_ms(tf32, reps);
+    float tf32_ms = time_runs(tf32, reps).ms;
     Errors tf32_err = errors_of(d.result_of(tf32), want, n, rows);
     printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)", "",
            tf32_ms, "", flops / (tf32_ms * 1e9), sgemm_ms / tf32_ms, tf32_err.max_rel, tf32_err.mean_rel);
     for (const Candidate &c : kCandidates) {
         auto run = [&] { c.launch(d.A, d.B, d.C, n); };
         Errors err = errors_of(d.result_of(run), want, n, rows);
-        float ms = time_ms(run, reps), again = time_ms(run, reps);
+        float ms = time_runs(run, reps).ms, again = time_runs(run, reps).ms;
         cudaFuncAttributes attr;
         CUDA_CHECK(cudaFuncGetAttributes(&attr, c.kernel));
         printf("%-44s %5d %8.3f %8.3f %8.1f %8.3f %10.2e %10.2e%s\n", c.name, attr.numRegs, ms, again,
                flops / (std::min(ms, again) * 1e9), sgemm_ms / std::min(ms, again), err.max_rel, err.mean_rel,
                attr.localSizeBytes ? "  (spills to local memory)" : "");
     }
-    float again = time_ms(sgemm, reps);  // the clocks may drift while the card warms up
+    float again = time_runs(sgemm, reps).ms;  // the clocks may drift while the card warms up
     printf("cuBLAS SGEMM again after the candidates: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
     CUBLAS_CHECK(cublasDestroy(handle));
 }
