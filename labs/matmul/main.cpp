@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "cublas_sgemm.h"
 #include "device.h"
+#include "device_memory.h"
 #include "host_timer.h"
 #include "lab_error.h"
 #include "matmul.h"
@@ -152,25 +153,15 @@ static std::vector<float> make_inputs(int n, uint64_t seed)
 }
 
 struct DeviceMatrices {
-    float *A = nullptr, *B = nullptr, *C = nullptr;
-    size_t bytes;
+    DeviceMemory memory;  // frees A, B and C
+    size_t count, bytes;
+    float *A, *B, *C;
 
-    DeviceMatrices(const float *host_A, const float *host_B, int n) : bytes(sizeof(float) * n * static_cast<size_t>(n))
+    DeviceMatrices(const float *host_A, const float *host_B, int n)
+        : count(static_cast<size_t>(n) * n), bytes(sizeof(float) * count), A(memory.copy_of<float>(host_A, count)),
+          B(memory.copy_of<float>(host_B, count)), C(memory.alloc<float>(count))
     {
-        CUDA_CHECK(cudaMalloc((void **)&A, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&B, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&C, bytes));
-        CUDA_CHECK(cudaMemcpy(A, host_A, bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(B, host_B, bytes, cudaMemcpyHostToDevice));
     }
-    ~DeviceMatrices()
-    {
-        cudaFree(A);
-        cudaFree(B);
-        cudaFree(C);
-    }
-    DeviceMatrices(const DeviceMatrices &) = delete;
-    DeviceMatrices &operator=(const DeviceMatrices &) = delete;
 
     // All bits set is a NaN: an entry no kernel writes stays NaN and fails the check.
     void poison_C() { CUDA_CHECK(cudaMemset(C, 0xFF, bytes)); }

@@ -25,6 +25,7 @@
 #include "body_gen.h"
 #include "cli.h"
 #include "device.h"
+#include "device_memory.h"
 #include "fp32_peak.h"
 #include "host_timer.h"
 #include "lab_error.h"
@@ -69,27 +70,18 @@ static void launch_forces(Kernel k, const float4 *pos, float4 *acc, int n, float
 // ---- device arrays -------------------------------------------------------------------------
 
 struct DeviceBodies {
-    float4 *pos = nullptr, *vel = nullptr, *acc = nullptr;
+    static_assert(sizeof(Body) == sizeof(float4), "a Body is laid out as a float4");
+    DeviceMemory memory;  // frees pos, vel and acc
     int n;
     size_t bytes;
+    float4 *pos, *vel, *acc;
 
-    explicit DeviceBodies(const Bodies &b) : n(b.n()), bytes(sizeof(float4) * b.pos.size())
+    explicit DeviceBodies(const Bodies &b)
+        : n(b.n()), bytes(sizeof(float4) * b.pos.size()),
+          pos(memory.copy_of<float4>(b.pos.data(), b.pos.size())), vel(memory.copy_of<float4>(b.vel.data(), b.vel.size())),
+          acc(memory.alloc<float4>(b.pos.size()))
     {
-        static_assert(sizeof(Body) == sizeof(float4), "a Body is laid out as a float4");
-        CUDA_CHECK(cudaMalloc((void **)&pos, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&vel, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&acc, bytes));
-        CUDA_CHECK(cudaMemcpy(pos, b.pos.data(), bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(vel, b.vel.data(), bytes, cudaMemcpyHostToDevice));
     }
-    ~DeviceBodies()
-    {
-        cudaFree(pos);
-        cudaFree(vel);
-        cudaFree(acc);
-    }
-    DeviceBodies(const DeviceBodies &) = delete;
-    DeviceBodies &operator=(const DeviceBodies &) = delete;
 
     // All bits set is a NaN: an acceleration no kernel writes stays NaN and fails the check.
     void poison_acc() { CUDA_CHECK(cudaMemset(acc, 0xFF, bytes)); }

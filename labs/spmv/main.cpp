@@ -22,6 +22,7 @@
 #include "csr.h"
 #include "cusparse_spmv.h"
 #include "device.h"
+#include "device_memory.h"
 #include "host_timer.h"
 #include "lab_error.h"
 #include "matrix_gen.h"
@@ -54,39 +55,23 @@ static const char *kernel_name(SpmvKernel kernel) { return kKernels[kernel].name
 
 // The matrix, x, the starting y and y on the device; y is reset from y0 before every run.
 struct DeviceProblem {
-    int *row_ptr = nullptr, *col_idx = nullptr;
-    float *values = nullptr, *x = nullptr, *y0 = nullptr, *y = nullptr;
+    DeviceMemory memory;  // frees every array below
+    int *row_ptr, *col_idx;
+    float *values, *x, *y0, *y;
     Csr device{}, host{};
 
+    // An empty matrix still gets arrays (DeviceMemory allocates at least one element).
     DeviceProblem(const CsrMatrix &A, const std::vector<float> &x_host, const std::vector<float> &y0_host)
+        : row_ptr(memory.copy_of<int>(A.row_ptr.data(), A.row_ptr.size())),
+          col_idx(memory.copy_of<int>(A.col_idx.data(), A.col_idx.size())),
+          values(memory.copy_of<float>(A.values.data(), A.values.size())),
+          x(memory.copy_of<float>(x_host.data(), x_host.size())),
+          y0(memory.copy_of<float>(y0_host.data(), y0_host.size())), y(memory.alloc<float>(y0_host.size()))
     {
-        size_t nnz_room = std::max<size_t>(1, A.col_idx.size());  // cudaMalloc(0) gives nothing to free
-        CUDA_CHECK(cudaMalloc((void **)&row_ptr, A.row_ptr.size() * sizeof(int)));
-        CUDA_CHECK(cudaMalloc((void **)&col_idx, nnz_room * sizeof(int)));
-        CUDA_CHECK(cudaMalloc((void **)&values, nnz_room * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&x, x_host.size() * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&y0, y0_host.size() * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&y, y0_host.size() * sizeof(float)));
-        CUDA_CHECK(cudaMemcpy(row_ptr, A.row_ptr.data(), A.row_ptr.size() * sizeof(int), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(col_idx, A.col_idx.data(), A.col_idx.size() * sizeof(int), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(values, A.values.data(), A.values.size() * sizeof(float), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(x, x_host.data(), x_host.size() * sizeof(float), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(y0, y0_host.data(), y0_host.size() * sizeof(float), cudaMemcpyHostToDevice));
         device = Csr{A.rows, A.cols, A.nnz(), row_ptr, col_idx, values};
         host = Csr{A.rows, A.cols, A.nnz(), A.row_ptr.data(), A.col_idx.data(), A.values.data()};
         rows_ = A.rows;
     }
-    ~DeviceProblem()
-    {
-        cudaFree(row_ptr);
-        cudaFree(col_idx);
-        cudaFree(values);
-        cudaFree(x);
-        cudaFree(y0);
-        cudaFree(y);
-    }
-    DeviceProblem(const DeviceProblem &) = delete;
-    DeviceProblem &operator=(const DeviceProblem &) = delete;
 
     void reset_y() { CUDA_CHECK(cudaMemcpy(y, y0, rows_ * sizeof(float), cudaMemcpyDeviceToDevice)); }
     std::vector<float> copy_y() const
