@@ -430,13 +430,9 @@ static int matmul_main(int argc, char **argv)
         throw LabError("unexpected argument '" + cli.positional()[0] + "'\nusage: " + kUsage);
     if (!cli.has("bench") && !cli.has("n"))
         throw LabError(std::string("say how large the matrices are with --n N\nusage: ") + kUsage);
-    if (cli.has("cpu")) {
-        LabResult result("matmul");
-        result.note("device", "host CPU (one core)");
-        int status = cpu_baseline(cli, result);
-        result.write();
-        return status;
-    }
+    if (cli.has("cpu"))
+        return with_result("matmul", "host CPU (one core)",
+                           [&](LabResult &result) { return cpu_baseline(cli, result); });
     bool bench_mode = cli.has("bench");
     RunOptions options;
     if (bench_mode)
@@ -446,12 +442,9 @@ static int matmul_main(int argc, char **argv)
     cudaDeviceProp prop = require_gpu("matmul");
     bool emulated = is_emulated(prop);
     std::printf("device: %s\n", prop.name);
-
-    LabResult result("matmul");
-    result.note("device", prop.name);
-    int status = bench_mode ? bench(cli, result) : checked_run(cli, options, result, emulated);
-    result.write();
-    return status;
+    return with_result("matmul", prop.name, [&](LabResult &result) {
+        return bench_mode ? bench(cli, result) : checked_run(cli, options, result, emulated);
+    });
 }
 
 int main(int argc, char **argv) { return run_lab_main("matmul", matmul_main, argc, argv); }

@@ -78,8 +78,8 @@ struct DeviceBodies {
 
     explicit DeviceBodies(const Bodies &b)
         : n(b.n()), bytes(sizeof(float4) * b.pos.size()),
-          pos(memory.copy_of<float4>(b.pos.data(), b.pos.size())), vel(memory.copy_of<float4>(b.vel.data(), b.vel.size())),
-          acc(memory.alloc<float4>(b.pos.size()))
+          pos(memory.copy_of<float4>(b.pos.data(), b.pos.size())),
+          vel(memory.copy_of<float4>(b.vel.data(), b.vel.size())), acc(memory.alloc<float4>(b.pos.size()))
     {
     }
 
@@ -318,11 +318,9 @@ static int nbody_main(int argc, char **argv)
     cudaDeviceProp prop = require_gpu("nbody");
     bool emulated = is_emulated(prop);
     std::printf("device: %s\n", prop.name);
-    LabResult result("nbody");
-    result.note("device", prop.name);
-    int status = bench_mode ? bench(cli, result, emulated) : checked_run(options, result, emulated);
-    result.write();
-    return status;
+    return with_result("nbody", prop.name, [&](LabResult &result) {
+        return bench_mode ? bench(cli, result, emulated) : checked_run(options, result, emulated);
+    });
 }
 
 int main(int argc, char **argv) { return run_lab_main("nbody", nbody_main, argc, argv); }
