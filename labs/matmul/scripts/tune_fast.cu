@@ -28,7 +28,6 @@
 #include "matmul.c"  // the solution: its fast_kernel template, TileShape and matmul_fast
 #include "async_kernel.cuh"
 #include "rows_kernel.cuh"
-#include "timed_runs.h"
 #include "tune_product.cuh"
 
 struct Candidate {
@@ -123,10 +122,8 @@ static int check_all()
 {
     const int sizes[] = {1, 2, 3, 4, 5, 8, 17, 31, 63, 64, 65, 100, 127, 128, 129, 130, 200, 255, 256, 257,
                          383, 500, 511, 513, 640, 1000, 1001, 1023, 1024};
-    int failures = 0;
-    printf("%-70s %s\n", "candidate", "worst error / bound over n = 1 .. 1024 (NaN: unwritten)");
-    std::vector<double> worst(sizeof kCandidates / sizeof kCandidates[0], 0.0);
-    std::vector<int> worst_n(worst.size(), 0);
+    const size_t count = sizeof kCandidates / sizeof kCandidates[0];
+    WorstErrors worst(count);
     for (int n : sizes) {
         DeviceProduct d(n, 1000 + n);
         std::vector<int> every_row(n);
@@ -135,27 +132,17 @@ static int check_all()
         // The inputs are in [0, 1): c_ij is its own scale sum_k |a_ik||b_kj|, so (n + 2) u
         // relative is the harness's bound (labs/matmul/reference.h).
         double bound = (n + 2) * std::ldexp(1.0, -24);
-        for (size_t c = 0; c < worst.size(); ++c) {
+        for (size_t c = 0; c < count; ++c) {
             std::vector<float> got = d.result_of([&] { kCandidates[c].launch(d.A, d.B, d.C, n); });
             for (size_t i = 0; i < got.size(); ++i) {
                 double e = std::fabs(got[i] - want[i]) / (want[i] * bound);
                 if (want[i] == 0.0)
                     e = got[i] == 0.0f ? 0.0 : INFINITY;
-                if (!(e <= worst[c])) {  // NaN counts as worst
-                    worst[c] = std::isnan(e) ? INFINITY : e;
-                    worst_n[c] = n;
-                }
+                worst.see(c, e, n);
             }
         }
     }
-    for (size_t c = 0; c < worst.size(); ++c) {
-        bool ok = worst[c] <= 1.0;
-        failures += !ok;
-        printf("%-70s %8.3f at n = %-5d %s\n", kCandidates[c].name, worst[c], worst_n[c], ok ? "ok" : "WRONG");
-    }
-    printf(failures ? "check: %d candidates WRONG\n" : "check: every candidate within the bound at every n\n",
-           failures);
-    return failures ? 1 : 0;
+    return worst.report(kCandidates, 70, "worst error / bound over n = 1 .. 1024 (NaN: unwritten)", "the bound");
 }
 
 static void time_all(int n, int reps)
@@ -172,7 +159,7 @@ static void time_all(int n, int reps)
                                   CUBLAS_GEMM_DEFAULT));
     };
     double flops = 2.0 * n * (double)n * n;
-    float cublas_ms = time_runs(cublas, reps).ms;
+    float cublas_ms = time_ms(cublas, reps);
     std::vector<float> want(d.count);
     CUDA_CHECK(cudaMemcpy(want.data(), d.C, d.bytes, cudaMemcpyDeviceToHost));
     double cublas_tflops = flops / (cublas_ms * 1e9);
@@ -184,7 +171,7 @@ static void time_all(int n, int reps)
     for (const Candidate &c : kCandidates) {
         auto run = [&] { c.launch(d.A, d.B, d.C, n); };
         std::vector<float> got = d.result_of(run);
-        float ms = time_runs(run, reps).ms, again = time_runs(run, reps).ms;
+        float ms = time_ms(run, reps), again = time_ms(run, reps);
         double worst = 0;
         for (size_t i = 0; i < d.count; ++i) {
             double e = std::fabs((double)got[i] - want[i]) / std::fabs((double)want[i]);
@@ -204,21 +191,9 @@ static void time_all(int n, int reps)
     auto shape = [](const Candidate *c) { return std::string(c->name + 8, std::strlen(c->name) - 9); };
     if (best)
         printf("best: %s\nbest-small: %s\n", shape(best).c_str(), shape(best_small ? best_small : best).c_str());
-    float again = time_runs(cublas, reps).ms;  // the clocks may drift while the card warms up
+    float again = time_ms(cublas, reps);  // the clocks may drift while the card warms up
     printf("cuBLAS again after the candidates: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
     CUBLAS_CHECK(cublasDestroy(handle));
 }
 
-int main(int argc, char **argv)
-{
-    if (argc > 1 && std::strcmp(argv[1], "check") == 0)
-        return check_all();
-    std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i)
-        sizes.push_back(atoi(argv[i]));
-    if (sizes.empty())
-        sizes.push_back(4096);
-    for (int n : sizes)
-        time_all(n, n <= 1024 ? 50 : 15);
-    return 0;
-}
+int main(int argc, char **argv) { return tune_main(argc, argv, check_all, time_all); }

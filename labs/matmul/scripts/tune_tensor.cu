@@ -21,7 +21,6 @@
 
 #include "matmul.c"  // the solution: tensor_kernel, TensorShape, matmul_tensor
 #include "reference.h"
-#include "timed_runs.h"
 #include "tune_product.cuh"
 
 struct Candidate {
@@ -82,8 +81,7 @@ static int check_all()
 {
     const int sizes[] = {1, 2, 3, 5, 8, 16, 17, 31, 64, 65, 100, 127, 128, 129, 130, 255, 256, 257, 383, 513, 1000};
     const size_t count = sizeof kCandidates / sizeof kCandidates[0];
-    std::vector<double> worst(count, 0.0);
-    std::vector<int> worst_n(count, 0);
+    WorstErrors worst(count);
     for (int n : sizes) {
         DeviceProduct d(n, 2000 + n);
         std::vector<int> rows(n);
@@ -93,23 +91,10 @@ static int check_all()
         for (size_t c = 0; c < count; ++c) {
             std::vector<float> got = d.result_of([&] { kCandidates[c].launch(d.A, d.B, d.C, n); });
             double bound = kCandidates[c].passes == 3 ? matmul_rtol(n) : tf32_rtol(n);
-            double e = errors_of(got, want, n, rows).max_rel / bound;
-            if (!(e <= worst[c])) {
-                worst[c] = std::isnan(e) ? INFINITY : e;
-                worst_n[c] = n;
-            }
+            worst.see(c, errors_of(got, want, n, rows).max_rel / bound, n);
         }
     }
-    int failures = 0;
-    printf("%-44s %s\n", "candidate", "worst error / bound over n = 1 .. 1000");
-    for (size_t c = 0; c < count; ++c) {
-        bool ok = worst[c] <= 1.0;
-        failures += !ok;
-        printf("%-44s %8.3f at n = %-5d %s\n", kCandidates[c].name, worst[c], worst_n[c], ok ? "ok" : "WRONG");
-    }
-    printf(failures ? "check: %d candidates WRONG\n" : "check: every candidate within its bound at every n\n",
-           failures);
-    return failures ? 1 : 0;
+    return worst.report(kCandidates, 44, "worst error / bound over n = 1 .. 1000", "its bound");
 }
 
 static void time_all(int n, int reps)
@@ -134,41 +119,29 @@ static void time_all(int n, int reps)
     printf("%-44s %5s %8s %8s %8s %8s %10s %10s\n", "candidate", "regs", "ms", "ms again", "TFLOP/s", "/SGEMM",
            "max rel", "mean rel");
     auto sgemm = cublas(CUBLAS_COMPUTE_32F);
-    float sgemm_ms = time_runs(sgemm, reps).ms;
+    float sgemm_ms = time_ms(sgemm, reps);
     Errors sgemm_err = errors_of(d.result_of(sgemm), want, n, rows);
     double sgemm_tflops = flops / (sgemm_ms * 1e9);
     printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS SGEMM (CUBLAS_COMPUTE_32F)", "", sgemm_ms, "",
            sgemm_tflops, 1.0, sgemm_err.max_rel, sgemm_err.mean_rel);
     auto tf32 = cublas(CUBLAS_COMPUTE_32F_FAST_TF32);
-    float tf32_ms = time_runs(tf32, reps).ms;
+    float tf32_ms = time_ms(tf32, reps);
     Errors tf32_err = errors_of(d.result_of(tf32), want, n, rows);
     printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)", "",
            tf32_ms, "", flops / (tf32_ms * 1e9), sgemm_ms / tf32_ms, tf32_err.max_rel, tf32_err.mean_rel);
     for (const Candidate &c : kCandidates) {
         auto run = [&] { c.launch(d.A, d.B, d.C, n); };
         Errors err = errors_of(d.result_of(run), want, n, rows);
-        float ms = time_runs(run, reps).ms, again = time_runs(run, reps).ms;
+        float ms = time_ms(run, reps), again = time_ms(run, reps);
         cudaFuncAttributes attr;
         CUDA_CHECK(cudaFuncGetAttributes(&attr, c.kernel));
         printf("%-44s %5d %8.3f %8.3f %8.1f %8.3f %10.2e %10.2e%s\n", c.name, attr.numRegs, ms, again,
                flops / (std::min(ms, again) * 1e9), sgemm_ms / std::min(ms, again), err.max_rel, err.mean_rel,
                attr.localSizeBytes ? "  (spills to local memory)" : "");
     }
-    float again = time_runs(sgemm, reps).ms;  // the clocks may drift while the card warms up
+    float again = time_ms(sgemm, reps);  // the clocks may drift while the card warms up
     printf("cuBLAS SGEMM again after the candidates: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
     CUBLAS_CHECK(cublasDestroy(handle));
 }
 
-int main(int argc, char **argv)
-{
-    if (argc > 1 && std::strcmp(argv[1], "check") == 0)
-        return check_all();
-    std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i)
-        sizes.push_back(atoi(argv[i]));
-    if (sizes.empty())
-        sizes.push_back(4096);
-    for (int n : sizes)
-        time_all(n, n <= 1024 ? 50 : 15);
-    return 0;
-}
+int main(int argc, char **argv) { return tune_main(argc, argv, check_all, time_all); }
