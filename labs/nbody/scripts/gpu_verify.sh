@@ -10,25 +10,9 @@
 # at the end and does not stop the others.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-log=${1:-build/nbody-verify}
-mkdir -p "$log"
-failed=()
-
-step() {  # step NAME SECONDS COMMAND...
-    local name=$1 seconds=$2
-    shift 2
-    echo "=== $name: $*"
-    local start=$SECONDS
-    timeout "$seconds" "$@" 2>&1 | tee "$log/$name.txt"
-    local status=${PIPESTATUS[0]}
-    echo "=== $name: exit $status, $((SECONDS - start)) s"
-    [ "$status" -eq 0 ] || failed+=("$name (exit $status)")
-}
-
-export PYTHONUNBUFFERED=1
+source labs/common/scripts/gpu_verify_steps.sh
+verify_begin nbody "${1:-build/nbody-verify}"
 jobs=$(nproc)
-nvidia-smi --query-gpu=name,compute_cap,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
-    --format=csv | tee "$log/gpu.txt"
 
 step build 240 bash -c "make -s -j$jobs nbody SOL=1 && make -s -j$jobs nbody && echo built"
 # The figures the handout quotes: handouts/figures/nbody-bench.toml, and every marked copy rewritten.
@@ -44,10 +28,4 @@ import json
 for case in json.load(open('$log/as-submission.json'))['cases']:
     print(case['case'], case['verdict'], case.get('timing_note', ''), {k: v for k, v in case.get('figures', {}).items() if k.endswith('_ms')})"
 
-echo
-if [ ${#failed[@]} -eq 0 ]; then
-    echo "nbody GPU verification: every step passed; logs in $log"
-else
-    echo "nbody GPU verification: FAILED: ${failed[*]}; logs in $log"
-    exit 1
-fi
+verify_end
