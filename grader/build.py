@@ -21,10 +21,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.gpu import compute_capabilities, gpu_arch
+from grader.intake import Source
 from grader.labs import Lab
 from grader.limits import Limits, MB
 from grader.makefrag import make_variables
@@ -66,40 +67,21 @@ class BuildResult:
 EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission must build under the emulator too"
 
 
-@dataclass(frozen=True)
-class Source:
-    """The student files being graded: starter, solution, or a submission's folder. name is
-    safe as a folder name and on a make command line (intake.safe_id made it); submission says
-    whether the code is untrusted (the sandbox's strictness), as data, never read from the name."""
-    name: str  # "starter", "solution", "sub-<safe id>"
-    root: Path
-    submission: bool = False
-
-    def shorten(self, reason: str) -> str:
-        """A reason with the grader's own folders taken off the student's file names:
-        '<lab>/x.c:16', not 'build/unpacked/alice-1f2e3d4c/<lab>/x.c:16'. A kit folder (starter/,
-        solutions/) stays: 'starter/<lab>/x.c:16' is the path the program itself prints."""
-        root = Path(self.root).resolve()
-        if root.is_relative_to(KIT_ROOT.resolve()) and not root.is_relative_to(BUILD_DIR.resolve()):
-            return reason.replace(str(KIT_ROOT.resolve()) + "/", "")
-        for prefix in (str(root) + "/", os.path.relpath(root, KIT_ROOT) + "/"):
-            if not prefix.startswith(".."):
-                reason = reason.replace(prefix, "")
-        return reason
-
-
 def build_dir_for(source: Source, emu: bool, asan: bool) -> Path:
     return BUILD_DIR / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
 
 
+@dataclass
 class SourceBuilds:
     """The builds of one source a grading runs: the graded one (GPU or emulator, as graded), and
     on a GPU node the emulated ones the plans ask for (run_plan: EMULATED, EMULATED_ASAN), each
     made once, the first time a plan needs it."""
-
-    def __init__(self, lab: Lab, source: Source, *, emu: bool, asan: bool, sandbox: Sandbox | None):
-        self.lab, self.source, self.emu, self.asan, self.sandbox = lab, source, emu, asan, sandbox
-        self._made: dict[tuple[bool, bool], BuildResult] = {}
+    lab: Lab
+    source: Source
+    emu: bool = field(kw_only=True)
+    asan: bool = field(kw_only=True)
+    sandbox: Sandbox | None = field(kw_only=True)
+    _made: dict[tuple[bool, bool], BuildResult] = field(default_factory=dict, init=False, repr=False)
 
     def get(self, emu: bool, asan: bool) -> BuildResult:
         if (emu, asan) not in self._made:
@@ -203,16 +185,18 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
     if failed:
         return failed
     src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
+    # Two gradings of one source at once (a TA's check beside a batch, the references of a
+    # verification round) build it one after the other: two makes in one folder link each
+    # other's half-written objects.
+    with build_lock(f"build-{build_dir.name}-{lab.id}"):
+        return _build_programs(lab, src_root, build_dir, harness, arch=arch, emu=emu, asan=asan, sandbox=sandbox,
+                               check_symbols=check_symbols)
+
+
+def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *, arch: str | None, emu: bool,
+                    asan: bool, sandbox: Sandbox | None, check_symbols: bool) -> BuildResult:
     src_dir = src_root / lab.id if (src_root / lab.id).is_dir() else src_root
-    # A submission's part always from nothing: an object left by an earlier build (one made with
-    # the sandbox off, or from other files of the same name) must never be linked into this one.
-    # The kit's own trees (starter/, solutions/) keep make's timestamps: two gradings of the
-    # reference at once must not pull its programs from under each other.
     trusted = any(src_root == Path(tree).resolve() for tree in (STARTER_DIR, SOLUTIONS_DIR))
-    if not trusted:
-        remove_tree(build_dir / lab.id)
-    build_dir.mkdir(parents=True, exist_ok=True)
-    (build_dir / "obj").mkdir(exist_ok=True)
     sandbox = sandbox or sandbox_for(None, submission=not trusted)
     if trusted and sandbox.kind == "user":
         # The kit's own code, built as root: no sandbox user needs to see the reference's
@@ -222,14 +206,21 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
     cmd = ["make", "--no-print-directory", "-C", str(KIT_ROOT), "-f", "Makefile", lab.id, f"SRC_ROOT={src_root}",
            f"BUILD={build_dir}", *make_args(lab, emu=emu, asan=asan, arch=arch, python=python)]
     limits = Limits(wall_s=BUILD_TIME_LIMIT_S, cpu_s=BUILD_TIME_LIMIT_S * 2, work_dir=build_dir, **BUILD_LIMITS)
+    view = _view(lab, src_dir, harness, build_dir, emu)
 
+    # A submission's part always from nothing: an object left by an earlier build (one made with
+    # the sandbox off, or from other files of the same name) must never be linked into this one.
+    # The kit's own trees (starter/, solutions/) keep make's timestamps.
+    if not trusted:
+        remove_tree(build_dir / lab.id)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    (build_dir / "obj").mkdir(exist_ok=True)
     # make writes only build_dir/<lab>/; the harness's objects beside it are read-only.
     (build_dir / lab.id).mkdir(exist_ok=True)
 
     def wrap(argv: list[str], status_fd: int) -> list[str]:
-        return sandbox.wrap(argv, work=build_dir / lab.id, view=_view(lab, src_dir, harness, build_dir, emu),
-                            hide=lab.instructor_only_files(), tmp_bytes=1024 * MB, status_fd=status_fd,
-                            chdir=KIT_ROOT, toolchain=True)
+        return sandbox.wrap(argv, work=build_dir / lab.id, view=view, hide=lab.instructor_only_files(),
+                            tmp_bytes=1024 * MB, status_fd=status_fd, chdir=KIT_ROOT, toolchain=True)
 
     confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup) if sandbox.active else {}
     outcome = run_program(cmd, time_limit_s=BUILD_TIME_LIMIT_S, env=clean_env(os.environ), limits=limits,

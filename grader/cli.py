@@ -26,15 +26,15 @@ from grader.batch.commands import add_parsers as add_batch_parsers
 from grader.budget import grading_budget
 from grader.cases import prepare, sha256_of
 from grader.grade import Grader
-from grader.build import Source, build_dir_for, build_lab
+from grader.build import build_dir_for, build_lab
 from grader.gpu import has_gpu
 from grader.labs import CASE_SELECTIONS, PUBLIC, ConfigError, load_lab
 from grader.mutants import add_parser as add_mutants_parser
-from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
+from grader.paths import SOLUTIONS_DIR, STARTER_DIR
 from grader.hidden import new_secret
 from grader.sandbox import SandboxError, chosen_mode
 from grader.sandbox import add_arguments as sandbox_arguments
-from grader.intake import SubmissionError, intake, safe_id, unpack
+from grader.intake import Source, SubmissionError, source_for, unpack
 from grader.submit import package
 from grader.verdict import IE
 
@@ -42,27 +42,6 @@ from grader.verdict import IE
 def _fail(message: str, status: int = exit_status.CANNOT_START) -> int:
     print(f"grader: error: {message}", file=sys.stderr)
     return status
-
-
-def source_for(args, lab) -> Source:
-    if args.submission:
-        # Only the lab's own files, checked, are built, from a folder whose name is the grader's
-        # (intake.safe_id), whatever the submission's own name holds.
-        path = Path(args.submission)
-        if not path.exists():
-            raise SubmissionError(f"submission {path} does not exist")
-        name = safe_id(path.name)
-        return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name), submission=True)
-    if args.solution:
-        if not (SOLUTIONS_DIR / lab.id).is_dir():
-            raise ConfigError(no_solutions_message(lab.id))  # the option is wrong for this copy, not a submission
-        return Source("solution", SOLUTIONS_DIR)
-    return Source("starter", STARTER_DIR)
-
-
-def no_solutions_message(lab: str) -> str:
-    return (f"this copy of the kit has no solutions/{lab} (the student edition: see EDITION.md), so --solution "
-            f"(SOL=1) has nothing to grade; grade your own code: make check LAB={lab}")
 
 
 def no_gpu_message(lab: str) -> str:

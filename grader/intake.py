@@ -26,7 +26,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from grader.labs import Lab
+from grader.labs import ConfigError, Lab
+from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 from grader.text import one_line
 
 MAX_FILE_BYTES = 1 << 20  # one source file
@@ -36,6 +37,52 @@ MAX_MEMBERS = 64  # entries in the tarball, folders included
 MAX_STREAM_BYTES = 12 << 20  # the decompressed tarball, headers included (files: MAX_TOTAL_BYTES)
 MANIFEST = "MANIFEST.json"
 ALLOWED_SUFFIXES = (".c", ".h", ".json", ".md", ".txt")  # when the lab is not known
+
+
+@dataclass(frozen=True)
+class Source:
+    """The student files being graded: starter, solution, or a submission's folder. name is
+    safe as a folder name and on a make command line (intake.safe_id made it); submission says
+    whether the code is untrusted (the sandbox's strictness), as data, never read from the name."""
+    name: str  # "starter", "solution", "sub-<safe id>"
+    root: Path
+    submission: bool = False
+
+    def shorten(self, reason: str) -> str:
+        """A reason with the grader's own folders taken off the student's file names:
+        '<lab>/x.c:16', not 'build/unpacked/alice-1f2e3d4c/<lab>/x.c:16'. A kit folder (starter/,
+        solutions/) stays: 'starter/<lab>/x.c:16' is the path the program itself prints."""
+        root = Path(self.root).resolve()
+        if root.is_relative_to(KIT_ROOT.resolve()) and not root.is_relative_to(BUILD_DIR.resolve()):
+            return reason.replace(str(KIT_ROOT.resolve()) + "/", "")
+        for prefix in (str(root) + "/", os.path.relpath(root, KIT_ROOT) + "/"):
+            if not prefix.startswith(".."):
+                reason = reason.replace(prefix, "")
+        return reason
+
+
+def source_for(args, lab: Lab) -> Source:
+    """What `grader check` grades: --submission's folder or tarball, taken in (intake below),
+    --solution's reference, or the starter."""
+    if args.submission:
+        # Only the lab's own files, checked, are built, from a folder whose name is the grader's
+        # (intake.safe_id), whatever the submission's own name holds.
+        path = Path(args.submission)
+        if not path.exists():
+            raise SubmissionError(f"submission {path} does not exist")
+        name = safe_id(path.name)
+        return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name), submission=True)
+    if args.solution:
+        if not (SOLUTIONS_DIR / lab.id).is_dir():
+            raise ConfigError(no_solutions_message(lab.id))  # the option is wrong for this copy, not a submission
+        return Source("solution", SOLUTIONS_DIR)
+    return Source("starter", STARTER_DIR)
+
+
+def no_solutions_message(lab: str) -> str:
+    return (f"this copy of the kit has no solutions/{lab} (the student edition: see EDITION.md), so --solution "
+            f"(SOL=1) has nothing to grade; grade your own code: make check LAB={lab}")
+
 
 
 class SubmissionError(Exception):

@@ -12,7 +12,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.limits import LabLimits, lab_limits
+from grader.limits import LabLimits
 from grader.paths import KIT_ROOT, LABS_DIR, STARTER_DIR, TESTCASES_DIR
 from grader.evidence.rules import EvidenceConfigError, EvidenceRules
 from grader.evidence.rules import parse_rules as parse_evidence
@@ -216,6 +216,15 @@ def _load_work_checks(path: Path, where: str, mtime_ns: int, size: int) -> dict[
     return checks
 
 
+def _limits(config: dict, lab_id: str) -> LabLimits:
+    """lab.toml's [limits] (what one run of a case may use beyond its time: grader/limits.py)."""
+    raw = config.get("limits", {})
+    unknown = set(raw) - {"output_mb", "processes", "memory_mb"}
+    if unknown:
+        raise ConfigError(f"labs/{lab_id}/lab.toml: [limits] has unknown keys {sorted(unknown)}")
+    return LabLimits(**raw)
+
+
 def _work(config: dict, lab_id: str, own_checks: dict[str, CheckFunction]) -> WorkRules:
     try:
         return parse_rules(config.get("work", {}), f"labs/{lab_id}/lab.toml", own_checks,
@@ -252,10 +261,13 @@ def load_lab(lab_id: str) -> Lab:
     if not set(no_peer_counts) <= set(device_counts):
         raise ConfigError(f"labs/{lab_id}/lab.toml: [devices] without_peer_access {list(no_peer_counts)} names a "
                           f"count that is not in counts {list(device_counts)}")
-    # This file's own readers first, then the tables other modules read (work, limits, evidence).
+    # This file's own readers first, then the tables other modules read (evidence, work).
     sanitize = _sanitize(config, lab_id, cases)
     instructor_only = read_instructor_only(config, f"labs/{lab_id}/lab.toml")
-    work = _work(config, lab_id, lab_work_checks(lab_id))
+    limits = _limits(config, lab_id)
+    own_checks = lab_work_checks(lab_id)
+    evidence = _evidence(config, lab_id)
+    work = _work(config, lab_id, own_checks)
     return Lab(
         id=lab_id,
         title=config.get("title", lab_id),
@@ -267,7 +279,7 @@ def load_lab(lab_id: str) -> Lab:
         build=config.get("build", {}),
         emu_bench=tuple(tuple(str(a) for a in run) for run in config.get("bench", {}).get("emu_runs", [])),
         margins={name: float(most) for name, most in config.get("margins", {}).items()},
-        limits=lab_limits(config.get("limits", {}), f"labs/{lab_id}/lab.toml"),
+        limits=limits,
         sanitize=sanitize,
         symbols={key: [str(p) for p in config.get("symbols", {}).get(key, [])] for key in ("forbid", "allow")},
         multi_device_programs=tuple(devices.get("programs", [])),
@@ -276,7 +288,7 @@ def load_lab(lab_id: str) -> Lab:
         hidden_recipes=tuple(cases_toml.get("hidden", [])),
         instructor_only=instructor_only,
         work=work,
-        evidence=_evidence(config, lab_id),
+        evidence=evidence,
     )
 
 

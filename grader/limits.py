@@ -38,15 +38,6 @@ class LabLimits:
     memory_mb: float | None = None  # None: half the machine's memory
 
 
-def lab_limits(raw: dict, where: str) -> LabLimits:
-    """lab.toml's [limits] table (labs.load_lab reads the file, once)."""
-    unknown = set(raw) - {"output_mb", "processes", "memory_mb"}
-    if unknown:
-        from grader.labs import ConfigError
-        raise ConfigError(f"{where}: [limits] has unknown keys {sorted(unknown)}")
-    return LabLimits(**raw)
-
-
 @dataclass(frozen=True)
 class Limits:
     """What one run may use. None: not limited."""

@@ -61,7 +61,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.grade import Grader
-from grader.build import Source, build_dir_for
+from grader.build import build_dir_for
+from grader.intake import Source
 from grader.labs import OPTIONAL, PUBLIC, Case, Lab, load_lab
 from grader.program_files import remove_tree
 from grader.limits import MUTANT_TIME_LIMITS
@@ -351,11 +352,10 @@ class MutantRunner:
     def _grade(self, source: Source, cases: list[Case], stop_early: bool):
         """(results, the first result that is not AC or None)."""
         grader = Grader(self.lab, source, emu=self.emu, asan=self.asan, sandbox=self.sandbox, log=lambda *_: None)
-        build = grader.build()  # once: each case below is graded from it
         results = []
-        for case in cases:
+        for case in cases:  # one build: the first grade() makes it, the others reuse it
             limit = self.limits.get(case.name, case.time_limit_s)
-            result = grader.grade(build, [dataclasses.replace(case, time_limit_s=limit)]).results[0]
+            result = grader.grade([dataclasses.replace(case, time_limit_s=limit)]).results[0]
             if result.verdict == TLE and limit < case.time_limit_s:
                 result.reason += f" (a mutant's limit: {MUTANT_TIME_LIMITS.describe()})"
             results.append(result)
@@ -369,9 +369,7 @@ class MutantRunner:
     def _forget(self, source: Source) -> None:
         if not self.keep:
             for asan in {self.asan, self.emu}:  # under the emulator the grader's checks build with ASan
-                build_dir = build_dir_for(source, self.emu, asan)
-                remove_tree(build_dir)
-                remove_tree(BUILD_DIR / "grading" / build_dir.name)
+                remove_tree(build_dir_for(source, self.emu, asan))  # its runs' folders went with its grading
 
     def baseline(self) -> None:
         """Grades the unchanged reference through the same path; sets each case's limit."""

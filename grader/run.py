@@ -260,7 +260,9 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
         with os.fdopen(status_r, "rb") as f:
             status_text = f.read(65536).decode("utf-8", "replace")
         if '"child-pid"' not in status_text and not timed_out and not watchdog.limit_hit:
-            sandbox_error = (err.text().strip().splitlines() or [f"bwrap exit status {code}"])[0]
+            lines = err.text().strip().splitlines() or [f"bwrap exit status {code}"]
+            # The sandbox's own launcher (labkit-confine, Python) failing says why on its last line.
+            sandbox_error = lines[-1] if lines[0].startswith("Traceback") else lines[0]
         elif exit_code is not None and 128 < exit_code <= 128 + 64 and "labkit-confine" not in status_text:
             # bwrap passes a child's death by signal N on as exit status 128 + N.
             exit_code, sig = None, exit_code - 128

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import sandbox_user
+from grader.limits import cgroups_available
 from grader.paths import KIT_ROOT, LABS_DIR, STARTER_DIR
 from grader.verdict import EXIT_MEMCHECK
 
@@ -417,3 +418,20 @@ def sandbox_for(mode: str | None = None, *, submission: bool = False) -> Sandbox
         raise SandboxError(f"refusing to grade a submission: {why}. To protect the grades, {WHAT_TO_ASK}; "
                            f"to grade with limits alone, ask for it by name: --sandbox off (LABKIT_SANDBOX=off)")
     return Sandbox(False, why)
+
+
+def protection_notes(sandbox: Sandbox) -> list[str]:
+    """What protects a grading run, said once in its report; loud when the sandbox is off."""
+    cgroups = cgroups_available()
+    limits = (f"limits on: wall time, CPU time, file size, stdout/stderr kept to 64 KiB, work folder "
+              f"size, processes ({'pids cgroup' if cgroups['processes'] else 'watchdog count'}), "
+              f"memory ({'memory cgroup' if cgroups['memory'] else 'OFF: no cgroup can be made here'})")
+    if sandbox.kind == "bubblewrap":
+        return [f"sandbox on (bubblewrap): no network, own PID namespace, only the case's input and "
+                f"work folder in view; {limits}"]
+    if sandbox.active:
+        return [f"sandbox on ({sandbox.describe()}): no network, no signals to the grader, "
+                f"only the case's input and work folder in reach; {limits}"]
+    return [f"WARNING: SANDBOX OFF, {sandbox.why_off}. Protections OFF: the program can read "
+            f"any file the grader can (expected outputs, solutions), use the network, and leave "
+            f"behind processes that leave its session; {limits}"]

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from grader.build import build_lab
-from grader.build import Source, build_dir_for
+from grader.build import build_dir_for
+from grader.intake import Source
 from grader.gpu import has_gpu
 from grader.labs import load_lab
 from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR

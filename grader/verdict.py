@@ -50,7 +50,7 @@ class CaseResult:
     wall_s: float = 0.0
     figures: dict = field(default_factory=dict)  # the program's result file
     timing_note: str = ""  # what the timing check did, or why it was skipped
-    timing_flagged: bool = False  # its own figures disagree with what the grader saw (honest_timing.py)
+    timing_flagged: bool = False  # its own figures disagree with what the grader saw (timing.py: figure_doubts)
 
 
 def _line(text: str, pattern: str) -> str | None:

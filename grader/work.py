@@ -30,7 +30,7 @@ tests are the lab's: tests/<lab>/.
 Where the profile comes from: under the emulator, the first run of each case writes it into its
 work folder (grade.py's run_case sets EMU_PROFILE; the case's other runs, in a random order or
 on other device counts, make none). A GPU run has none: on a GPU node each case that is not
-GPU-sized runs once more under the emulated build (grade.py, Grader._work_on_gpu_node).
+GPU-sized runs once more under the emulated build (case_grade.py, CaseGrader._work_on_gpu_node).
 """
 
 from __future__ import annotations

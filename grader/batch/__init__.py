@@ -38,7 +38,8 @@ from grader.cases import prepare, sha256_of
 from grader.budget import grading_budget
 from grader.gpu import gpu_count, has_gpu
 from grader.grade import Grader
-from grader.build import Source, build_dir_for
+from grader.build import build_dir_for
+from grader.intake import Source
 from grader.hidden import Secret
 from grader.labs import ConfigError, load_lab
 from grader.program_files import remove_tree
@@ -311,9 +312,7 @@ def clean_up(plan: Plan, sub: Submission) -> None:
         return
     source = submission_source(sub, Path(sub.path))
     for asan in (False, True):  # under the emulator the checked build has ASan on
-        build_dir = build_dir_for(source, plan.emu, asan)
-        for folder in (build_dir, BUILD_DIR / "grading" / build_dir.name):
-            remove_tree(folder)
+        remove_tree(build_dir_for(source, plan.emu, asan))  # its runs' folders went with its grading
     remove_tree(build_dir_for(source, True, False))  # a GPU node's emulated multi-device build
     remove_tree(unpacked_dir(plan, sub))
 

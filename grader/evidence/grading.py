@@ -21,7 +21,8 @@ from __future__ import annotations
 import subprocess
 from dataclasses import replace
 
-from grader.build import Source, SourceBuilds, build_lock
+from grader.build import SourceBuilds, build_lock
+from grader.intake import Source
 from grader.evidence import counters as gpu_counters
 from grader.evidence.compare import compare_records, kernels_in_nm
 from grader.evidence.record import Record, RecordProblem, from_emulator_profile

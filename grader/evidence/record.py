@@ -33,15 +33,21 @@ MAX_RECORD_BYTES = 512 << 20  # a record past this is not read (a program that f
 DIRECTIONS = ("HtoD", "DtoH", "DtoD", "PtoP", "HtoH", "other")
 
 
+@dataclass(frozen=True, kw_only=True)
+class Timed:
+    """What every event of a record has beside its own facts: its stream and, on a GPU, its span
+    on CUPTI's clock (0 in an emulated record: the emulator has no such clock)."""
+    stream: int = 0
+    start_ns: int = 0
+    end_ns: int = 0
+
+
 @dataclass(frozen=True)
-class Kernel:
+class Kernel(Timed):
     name: str
     device: int
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
-    stream: int = 0
-    start_ns: int = 0  # 0 in an emulated record: it has no clock
-    end_ns: int = 0
     file: str = ""
 
     @property
@@ -54,24 +60,18 @@ class Kernel:
 
 
 @dataclass(frozen=True)
-class Copy:
+class Copy(Timed):
     direction: str
     bytes: int
     device: int
     src_device: int = -1  # -1: host memory
     dst_device: int = -1
-    stream: int = 0
-    start_ns: int = 0
-    end_ns: int = 0
 
 
 @dataclass(frozen=True)
-class Memset:
+class Memset(Timed):
     bytes: int
     device: int
-    stream: int = 0
-    start_ns: int = 0
-    end_ns: int = 0
 
 
 Event = Kernel | Copy | Memset

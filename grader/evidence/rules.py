@@ -15,7 +15,7 @@ which timed cases' figures the record must back (timing.py). Every key is option
     reps = "reps"             # the case param that holds the timed repetitions
     when = { baseline = "" }  # the cases it applies to ("" matches a case without that param)
 
-A lab without [evidence.timing] has its timed figures judged as before (honest_timing.py).
+A lab without [evidence.timing] has its timed figures judged as before (timing.py: figure_doubts).
 """
 
 from __future__ import annotations

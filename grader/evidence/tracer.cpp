@@ -166,6 +166,20 @@ bool to_host(std::uint8_t kind)
            kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOH;
 }
 
+// A copy's line, the same fields whichever CUPTI record (a copy, a peer copy) it comes from.
+std::string copy_line(const char *direction, unsigned long long bytes, unsigned device, int src_device,
+                      int dst_device, unsigned stream, unsigned long long start, unsigned long long end,
+                      unsigned correlation)
+{
+    char body[512];
+    std::snprintf(body, sizeof body,
+                  "\"kind\": \"memcpy\", \"direction\": \"%s\", \"bytes\": %llu, \"device\": %u, "
+                  "\"src_device\": %d, \"dst_device\": %d, \"stream\": %u, \"start\": %llu, \"end\": %llu, "
+                  "\"correlation\": %u}\n",
+                  direction, bytes, device, src_device, dst_device, stream, start, end, correlation);
+    return body;
+}
+
 std::string event_line(const CUpti_Activity *record)
 {
     char head[64];
@@ -184,26 +198,16 @@ std::string event_line(const CUpti_Activity *record)
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         auto *m = (const MemcpyRecord *)record;
-        std::snprintf(body, sizeof body,
-                      "\"kind\": \"memcpy\", \"direction\": \"%s\", \"bytes\": %llu, \"device\": %u, "
-                      "\"src_device\": %d, \"dst_device\": %d, \"stream\": %u, \"start\": %llu, \"end\": %llu, "
-                      "\"correlation\": %u}\n",
-                      direction(m->copyKind), (unsigned long long)m->bytes, m->deviceId,
-                      from_host(m->copyKind) ? -1 : (int)m->deviceId, to_host(m->copyKind) ? -1 : (int)m->deviceId,
-                      m->streamId,
-                      (unsigned long long)m->start, (unsigned long long)m->end, m->correlationId);
-        return head + std::string(body);
+        return head + copy_line(direction(m->copyKind), m->bytes, m->deviceId,
+                                from_host(m->copyKind) ? -1 : (int)m->deviceId,
+                                to_host(m->copyKind) ? -1 : (int)m->deviceId, m->streamId, m->start, m->end,
+                                m->correlationId);
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
         auto *p = (const PeerRecord *)record;
-        std::snprintf(body, sizeof body,
-                      "\"kind\": \"memcpy\", \"direction\": \"%s\", \"bytes\": %llu, \"device\": %u, "
-                      "\"src_device\": %u, \"dst_device\": %u, \"stream\": %u, \"start\": %llu, \"end\": %llu, "
-                      "\"correlation\": %u}\n",
-                      p->srcDeviceId == p->dstDeviceId ? "DtoD" : "PtoP", (unsigned long long)p->bytes, p->deviceId,
-                      p->srcDeviceId, p->dstDeviceId, p->streamId, (unsigned long long)p->start,
-                      (unsigned long long)p->end, p->correlationId);
-        return head + std::string(body);
+        return head + copy_line(p->srcDeviceId == p->dstDeviceId ? "DtoD" : "PtoP", p->bytes, p->deviceId,
+                                (int)p->srcDeviceId, (int)p->dstDeviceId, p->streamId, p->start, p->end,
+                                p->correlationId);
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         auto *s = (const MemsetRecord *)record;

@@ -32,7 +32,8 @@ def fake_grader(program: Path, expected: Path, tmp_path: Path, *, emu: bool, tim
     """A Grader of the fake lab (one case) that runs `program` as its build, on a case whose expected
     output is `expected`, in tmp_path/work: what its runner would otherwise build and make. The
     sandbox is off: the fake is a Python script, and the sandbox shows it no Python."""
-    from grader.build import BuildResult, Source
+    from grader.build import BuildResult
+    from grader.intake import Source
     from grader.grade import Grader
     grader = Grader(fake_lab([fake_case(timed=timed)]), Source("sub-x", tmp_path, submission=True), emu=emu,
                     log=lambda *_: None, sandbox="off")

@@ -6,7 +6,7 @@ import pytest
 
 from grader.build import build_lab, first_error
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.labs import load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR
 from grader.verdict import CE
@@ -75,7 +75,8 @@ def test_make_builds_starter_and_solution_into_separate_folders(tmp_path):
 def test_the_makefile_and_the_grader_name_build_folders_alike(emu, asan, flavor):
     """build_dir_for is the grader's one source for a build folder's name; the Makefile's BUILD
     (make's own default, what a student's `make` uses) must agree with it."""
-    from grader.build import Source, build_dir_for
+    from grader.build import build_dir_for
+    from grader.intake import Source
     from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
     args = ["make", "-s", "--no-print-directory", "-C", str(KIT_ROOT), "--eval", "print-build: ; @echo $(BUILD)",
             "print-build", f"EMU={1 if emu else 0}"] + (["ASAN=1"] if asan else []) + (["SOL=1"] if flavor == "solution" else [])

@@ -17,7 +17,7 @@ def run(kernel_ms: list[float], *, name="increment_kernel(float*, int)", stream=
     """A copy in, one kernel per repetition (back to back, the given durations), a copy out."""
     events, clock = [Copy("HtoD", 4000, 0, -1, 0)], 0
     for ms in kernel_ms:
-        events.append(Kernel(name, 0, (4, 1, 1), (256, 1, 1), stream, clock, clock + int(ms * MS)))
+        events.append(Kernel(name, 0, (4, 1, 1), (256, 1, 1), stream=stream, start_ns=clock, end_ns=clock + int(ms * MS)))
         clock += int(ms * MS) + 10_000
     events.append(Copy("DtoH", 4000, 0, 0, -1))
     return Record(tuple(events), "gpu")

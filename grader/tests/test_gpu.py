@@ -7,7 +7,7 @@ import pytest
 
 from grader.gpu import has_gpu
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.labs import load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 from grader.verdict import AC, RE, WA

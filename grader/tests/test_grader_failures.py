@@ -18,7 +18,7 @@ import pytest
 
 from grader import exit_status
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.labs import ConfigError, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR
 from grader.testing import EMU_READY, seed_kit_build

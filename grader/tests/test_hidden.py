@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.hidden import HIDDEN_GROUP, Secret, hidden_cases, load_secret, prepare_hidden
 from grader.labs import ConfigError, load_lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR

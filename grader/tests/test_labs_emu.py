@@ -5,7 +5,7 @@ later is covered just by existing."""
 import pytest
 
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.labs import lab_ids, load_lab
 from grader.paths import SOLUTIONS_DIR, STARTER_DIR
 from grader.testing import EMU_READY

@@ -62,7 +62,7 @@ import pytest
 
 from grader import sanitize as sanitize_module
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.labs import load_lab
 from grader.paths import SOLUTIONS_DIR
 from grader.report import Report

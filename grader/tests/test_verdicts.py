@@ -3,7 +3,7 @@
 import pytest
 
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.case_run import judge, run_case
 from grader.verdict import AC, RE, SLOW, TLE, WA
 
@@ -94,7 +94,7 @@ def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake
     monkeypatch.setenv("FAKE_KERNEL_MS", str(kernel_ms))
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})  # FAKE_KERNEL_MS
     grader = fake_grader(fake_program, expected_file, tmp_path, emu=False)
-    result = grader._grade_case(grader.cases[0], {"c1": 1.0}, grader.reference_timing())
+    result = grader.case_grader.grade(grader.cases[0], {"c1": 1.0}, grader.reference_timing())
     assert (result.verdict, result.points) == (verdict, points)
     assert "x reference 1.000" in result.timing_note
 
@@ -103,7 +103,7 @@ def test_timing_is_skipped_and_said_under_emulation(fake_program, expected_file,
     monkeypatch.setenv("FAKE_KERNEL_MS", "100")
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})
     grader = fake_grader(fake_program, expected_file, tmp_path, emu=True)
-    result = grader._grade_case(grader.cases[0], {}, grader.reference_timing())
+    result = grader.case_grader.grade(grader.cases[0], {}, grader.reference_timing())
     assert result.verdict == AC
     assert result.timing_note == "timing threshold skipped: CPU emulation (EMU=1)"
 

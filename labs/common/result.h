@@ -20,3 +20,15 @@ private:
     std::map<std::string, double> figures_;
     std::map<std::string, std::string> notes_;
 };
+
+// A run's result from start to end: made for `lab` with the device noted, filled by `run`, and
+// written once `run` has returned its exit status, which this returns.
+template <class Run>
+int with_result(const std::string &lab, const std::string &device, Run run)
+{
+    LabResult result(lab);
+    result.note("device", device);
+    int status = run(result);
+    result.write();
+    return status;
+}

@@ -263,28 +263,21 @@ static int increment_main(int argc, char **argv)
     int n = static_cast<int>(cli.integer("n", 0, 1, INT_MAX));
     int block_size = static_cast<int>(cli.integer("block", 256, 1, 1 << 20));
     if (cli.has("cpu")) {
-        LabResult result("increment");
-        result.note("device", "host CPU (one core)");
-        int status = cpu_baseline(n, static_cast<int>(cli.integer("reps", 5, 1, 1 << 20)), result);
-        result.write();
-        return status;
+        int reps = static_cast<int>(cli.integer("reps", 5, 1, 1 << 20));
+        return with_result("increment", "host CPU (one core)",
+                           [&](LabResult &result) { return cpu_baseline(n, reps, result); });
     }
     cudaDeviceProp prop = require_gpu("increment");
     std::printf("device: %s\n", prop.name);
-
-    LabResult result("increment");
-    result.note("device", prop.name);
-    int status;
-    if (cli.has("sweep"))
-        status = sweep(n, block_size);
-    else if (cli.has("transfer"))
-        status = transfer(n, result);
-    else if (cli.has("bench"))
-        status = bench(n, block_size, result);
-    else
-        status = checked_run(cli, n, block_size, result);
-    result.write();
-    return status;
+    return with_result("increment", prop.name, [&](LabResult &result) {
+        if (cli.has("sweep"))
+            return sweep(n, block_size);
+        if (cli.has("transfer"))
+            return transfer(n, result);
+        if (cli.has("bench"))
+            return bench(n, block_size, result);
+        return checked_run(cli, n, block_size, result);
+    });
 }
 
 int main(int argc, char **argv) { return run_lab_main("increment", increment_main, argc, argv); }

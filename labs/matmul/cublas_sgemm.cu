@@ -4,22 +4,11 @@
 
 #ifndef LABKIT_EMU
 
-#include <cstdio>
-#include <cstdlib>
-
 #include <cublas_v2.h>
 
-#include "exit_codes.h"
+#include "library_check.h"
 
-static void cublas_check(cublasStatus_t status, const char *call, int line)
-{
-    if (status == CUBLAS_STATUS_SUCCESS)
-        return;
-    std::fprintf(stderr, "cuBLAS error: %s failed at %s:%d: %s\n", call, __FILE__, line,
-                 cublasGetStatusString(status));
-    std::exit(LAB_EXIT_CUDA);
-}
-#define CUBLAS_CHECK(call) cublas_check((call), #call, __LINE__)
+#define CUBLAS_CHECK(call) LAB_LIBRARY_CHECK("cuBLAS", call, CUBLAS_STATUS_SUCCESS, cublasGetStatusString)
 
 CublasSgemm::CublasSgemm(CublasMath math) : math_(math)
 {

@@ -28,7 +28,7 @@
 #include "cli.h"
 #include "cublas_sgemm.h"
 #include "device.h"
-#include "gpu_timer.h"
+#include "device_memory.h"
 #include "host_timer.h"
 #include "lab_error.h"
 #include "matmul.h"
@@ -36,6 +36,7 @@
 #include "reference.h"
 #include "result.h"
 #include "seeded.h"
+#include "timed_runs.h"
 
 static const char *kUsage =
     "matmul --n N [--kernel naive|tiled|fast|tensor|tensor_1xtf32|naive_uncoalesced|tiled_uncoalesced] [--ntx X --nty Y] "
@@ -152,25 +153,15 @@ static std::vector<float> make_inputs(int n, uint64_t seed)
 }
 
 struct DeviceMatrices {
-    float *A = nullptr, *B = nullptr, *C = nullptr;
-    size_t bytes;
+    DeviceMemory memory;  // frees A, B and C
+    size_t count, bytes;
+    float *A, *B, *C;
 
-    DeviceMatrices(const float *host_A, const float *host_B, int n) : bytes(sizeof(float) * n * static_cast<size_t>(n))
+    DeviceMatrices(const float *host_A, const float *host_B, int n)
+        : count(static_cast<size_t>(n) * n), bytes(sizeof(float) * count), A(memory.copy_of<float>(host_A, count)),
+          B(memory.copy_of<float>(host_B, count)), C(memory.alloc<float>(count))
     {
-        CUDA_CHECK(cudaMalloc((void **)&A, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&B, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&C, bytes));
-        CUDA_CHECK(cudaMemcpy(A, host_A, bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(B, host_B, bytes, cudaMemcpyHostToDevice));
     }
-    ~DeviceMatrices()
-    {
-        cudaFree(A);
-        cudaFree(B);
-        cudaFree(C);
-    }
-    DeviceMatrices(const DeviceMatrices &) = delete;
-    DeviceMatrices &operator=(const DeviceMatrices &) = delete;
 
     // All bits set is a NaN: an entry no kernel writes stays NaN and fails the check.
     void poison_C() { CUDA_CHECK(cudaMemset(C, 0xFF, bytes)); }
@@ -185,37 +176,6 @@ struct DeviceMatrices {
 // ---- timing --------------------------------------------------------------------------------
 
 static double gflops(int n, double ms) { return 2.0 * n * static_cast<double>(n) * n / (ms * 1e6); }
-
-struct Timing {
-    double ms;       // median GPU time of one run, from CUDA events
-    double host_ms;  // median host time of the same span, waiting included
-    int reps;
-};
-
-// One warm-up run (module loading, caches), then `reps` timed runs; medians in ms.
-// reps <= 0: as many as fit in about 0.2 s of GPU time, between 3 and 50.
-template <class Run>
-static Timing time_runs(Run run, int reps)
-{
-    GpuTimer timer;
-    timer.start();
-    run();
-    timer.stop();
-    double first = timer.ms();
-    if (reps <= 0)
-        reps = static_cast<int>(std::min(50.0, std::max(3.0, std::ceil(200.0 / std::max(first, 1e-3)))));
-    std::vector<double> times, host_times;
-    for (int rep = 0; rep < reps; ++rep) {
-        HostTimer host;
-        timer.start();
-        run();
-        timer.stop();
-        times.push_back(timer.ms());  // waits for the stop event
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_times.push_back(host.ms());
-    }
-    return Timing{median(times), median(host_times), reps};
-}
 
 // ---- one checked run -----------------------------------------------------------------------
 
@@ -459,9 +419,7 @@ static int bench(const Cli &cli, LabResult &result)
     }
     result.set("kernel_ms", last_fast_ms);
     result.set("total_ms", total.ms());
-    if (!all_right)
-        std::printf("WRONG: a kernel's result failed the check (see the rows marked WRONG)\n");
-    return all_right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+    return bench_status(all_right, "a kernel's result");
 }
 
 static int matmul_main(int argc, char **argv)
@@ -472,13 +430,9 @@ static int matmul_main(int argc, char **argv)
         throw LabError("unexpected argument '" + cli.positional()[0] + "'\nusage: " + kUsage);
     if (!cli.has("bench") && !cli.has("n"))
         throw LabError(std::string("say how large the matrices are with --n N\nusage: ") + kUsage);
-    if (cli.has("cpu")) {
-        LabResult result("matmul");
-        result.note("device", "host CPU (one core)");
-        int status = cpu_baseline(cli, result);
-        result.write();
-        return status;
-    }
+    if (cli.has("cpu"))
+        return with_result("matmul", "host CPU (one core)",
+                           [&](LabResult &result) { return cpu_baseline(cli, result); });
     bool bench_mode = cli.has("bench");
     RunOptions options;
     if (bench_mode)
@@ -488,12 +442,9 @@ static int matmul_main(int argc, char **argv)
     cudaDeviceProp prop = require_gpu("matmul");
     bool emulated = is_emulated(prop);
     std::printf("device: %s\n", prop.name);
-
-    LabResult result("matmul");
-    result.note("device", prop.name);
-    int status = bench_mode ? bench(cli, result) : checked_run(cli, options, result, emulated);
-    result.write();
-    return status;
+    return with_result("matmul", prop.name, [&](LabResult &result) {
+        return bench_mode ? bench(cli, result) : checked_run(cli, options, result, emulated);
+    });
 }
 
 int main(int argc, char **argv) { return run_lab_main("matmul", matmul_main, argc, argv); }

@@ -25,16 +25,16 @@
 #include "body_gen.h"
 #include "cli.h"
 #include "device.h"
+#include "device_memory.h"
 #include "fp32_peak.h"
-#include "gpu_timer.h"
 #include "host_timer.h"
 #include "lab_error.h"
-#include "median.h"
 #include "nbody.h"
 #include "profile_output.h"
 #include "real_option.h"
 #include "reference.h"
 #include "result.h"
+#include "timed_runs.h"
 
 static const char *kUsage =
     "nbody INPUT [--kernel naive|tiled] [--block B] [--softening EPS] [--dt DT] [--reps R] [--out FILE] "
@@ -70,27 +70,18 @@ static void launch_forces(Kernel k, const float4 *pos, float4 *acc, int n, float
 // ---- device arrays -------------------------------------------------------------------------
 
 struct DeviceBodies {
-    float4 *pos = nullptr, *vel = nullptr, *acc = nullptr;
+    static_assert(sizeof(Body) == sizeof(float4), "a Body is laid out as a float4");
+    DeviceMemory memory;  // frees pos, vel and acc
     int n;
     size_t bytes;
+    float4 *pos, *vel, *acc;
 
-    explicit DeviceBodies(const Bodies &b) : n(b.n()), bytes(sizeof(float4) * b.pos.size())
+    explicit DeviceBodies(const Bodies &b)
+        : n(b.n()), bytes(sizeof(float4) * b.pos.size()),
+          pos(memory.copy_of<float4>(b.pos.data(), b.pos.size())),
+          vel(memory.copy_of<float4>(b.vel.data(), b.vel.size())), acc(memory.alloc<float4>(b.pos.size()))
     {
-        static_assert(sizeof(Body) == sizeof(float4), "a Body is laid out as a float4");
-        CUDA_CHECK(cudaMalloc((void **)&pos, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&vel, bytes));
-        CUDA_CHECK(cudaMalloc((void **)&acc, bytes));
-        CUDA_CHECK(cudaMemcpy(pos, b.pos.data(), bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(vel, b.vel.data(), bytes, cudaMemcpyHostToDevice));
     }
-    ~DeviceBodies()
-    {
-        cudaFree(pos);
-        cudaFree(vel);
-        cudaFree(acc);
-    }
-    DeviceBodies(const DeviceBodies &) = delete;
-    DeviceBodies &operator=(const DeviceBodies &) = delete;
 
     // All bits set is a NaN: an acceleration no kernel writes stays NaN and fails the check.
     void poison_acc() { CUDA_CHECK(cudaMemset(acc, 0xFF, bytes)); }
@@ -118,37 +109,6 @@ struct DeviceBodies {
 // ---- timing --------------------------------------------------------------------------------
 
 static double interactions(int n) { return static_cast<double>(n) * n; }
-
-struct Timing {
-    double ms;       // median GPU time of one launch, from CUDA events
-    double host_ms;  // median host time of the same span, waiting included
-    int reps;
-};
-
-// One warm-up run (module loading, caches), then `reps` timed runs; medians in ms.
-// reps <= 0: as many as fit in about 0.2 s of GPU time, between 3 and 50.
-template <class Run>
-static Timing time_runs(Run run, int reps)
-{
-    GpuTimer timer;
-    timer.start();
-    run();
-    timer.stop();
-    double first = timer.ms();
-    if (reps <= 0)
-        reps = static_cast<int>(std::min(50.0, std::max(3.0, std::ceil(200.0 / std::max(first, 1e-3)))));
-    std::vector<double> times, host_times;
-    for (int rep = 0; rep < reps; ++rep) {
-        HostTimer host;
-        timer.start();
-        run();
-        timer.stop();
-        times.push_back(timer.ms());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_times.push_back(host.ms());
-    }
-    return Timing{median(times), median(host_times), reps};
-}
 
 // ---- one checked run -----------------------------------------------------------------------
 
@@ -339,9 +299,7 @@ static int bench(const Cli &cli, LabResult &result, bool emulated)
         }
         std::fflush(stdout);
     }
-    if (!all_right)
-        std::printf("WRONG: a kernel's accelerations failed the check (see the rows marked WRONG)\n");
-    return all_right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+    return bench_status(all_right, "a kernel's accelerations");
 }
 
 static int nbody_main(int argc, char **argv)
@@ -363,11 +321,9 @@ static int nbody_main(int argc, char **argv)
     cudaDeviceProp prop = require_gpu("nbody");
     bool emulated = is_emulated(prop);
     std::printf("device: %s\n", prop.name);
-    LabResult result("nbody");
-    result.note("device", prop.name);
-    int status = bench_mode ? bench(cli, result, emulated) : checked_run(options, result, emulated);
-    result.write();
-    return status;
+    return with_result("nbody", prop.name, [&](LabResult &result) {
+        return bench_mode ? bench(cli, result, emulated) : checked_run(options, result, emulated);
+    });
 }
 
 int main(int argc, char **argv) { return run_lab_main("nbody", nbody_main, argc, argv); }

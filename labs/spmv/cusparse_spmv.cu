@@ -4,23 +4,12 @@
 
 #ifndef LABKIT_EMU
 
-#include <cstdio>
-#include <cstdlib>
-
 #include <cusparse.h>
 
 #include "cuda_check.h"
-#include "exit_codes.h"
+#include "library_check.h"
 
-static void cusparse_check(cusparseStatus_t status, const char *call, int line)
-{
-    if (status == CUSPARSE_STATUS_SUCCESS)
-        return;
-    std::fprintf(stderr, "cuSPARSE error: %s failed at %s:%d: %s\n", call, __FILE__, line,
-                 cusparseGetErrorString(status));
-    std::exit(LAB_EXIT_CUDA);
-}
-#define CUSPARSE_CHECK(call) cusparse_check((call), #call, __LINE__)
+#define CUSPARSE_CHECK(call) LAB_LIBRARY_CHECK("cuSPARSE", call, CUSPARSE_STATUS_SUCCESS, cusparseGetErrorString)
 
 // Dense vectors are described per call: the bench passes the same x and y each time, and
 // creating a descriptor is a host-side step of nanoseconds.

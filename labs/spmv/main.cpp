@@ -22,14 +22,14 @@
 #include "csr.h"
 #include "cusparse_spmv.h"
 #include "device.h"
-#include "gpu_timer.h"
+#include "device_memory.h"
 #include "host_timer.h"
 #include "lab_error.h"
 #include "matrix_gen.h"
-#include "median.h"
 #include "profile_output.h"
 #include "reference.h"
 #include "result.h"
+#include "timed_runs.h"
 #include "spmv.h"
 
 static const char *kUsage =
@@ -55,39 +55,23 @@ static const char *kernel_name(SpmvKernel kernel) { return kKernels[kernel].name
 
 // The matrix, x, the starting y and y on the device; y is reset from y0 before every run.
 struct DeviceProblem {
-    int *row_ptr = nullptr, *col_idx = nullptr;
-    float *values = nullptr, *x = nullptr, *y0 = nullptr, *y = nullptr;
+    DeviceMemory memory;  // frees every array below
+    int *row_ptr, *col_idx;
+    float *values, *x, *y0, *y;
     Csr device{}, host{};
 
+    // An empty matrix still gets arrays (DeviceMemory allocates at least one element).
     DeviceProblem(const CsrMatrix &A, const std::vector<float> &x_host, const std::vector<float> &y0_host)
+        : row_ptr(memory.copy_of<int>(A.row_ptr.data(), A.row_ptr.size())),
+          col_idx(memory.copy_of<int>(A.col_idx.data(), A.col_idx.size())),
+          values(memory.copy_of<float>(A.values.data(), A.values.size())),
+          x(memory.copy_of<float>(x_host.data(), x_host.size())),
+          y0(memory.copy_of<float>(y0_host.data(), y0_host.size())), y(memory.alloc<float>(y0_host.size()))
     {
-        size_t nnz_room = std::max<size_t>(1, A.col_idx.size());  // cudaMalloc(0) gives nothing to free
-        CUDA_CHECK(cudaMalloc((void **)&row_ptr, A.row_ptr.size() * sizeof(int)));
-        CUDA_CHECK(cudaMalloc((void **)&col_idx, nnz_room * sizeof(int)));
-        CUDA_CHECK(cudaMalloc((void **)&values, nnz_room * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&x, x_host.size() * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&y0, y0_host.size() * sizeof(float)));
-        CUDA_CHECK(cudaMalloc((void **)&y, y0_host.size() * sizeof(float)));
-        CUDA_CHECK(cudaMemcpy(row_ptr, A.row_ptr.data(), A.row_ptr.size() * sizeof(int), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(col_idx, A.col_idx.data(), A.col_idx.size() * sizeof(int), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(values, A.values.data(), A.values.size() * sizeof(float), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(x, x_host.data(), x_host.size() * sizeof(float), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(y0, y0_host.data(), y0_host.size() * sizeof(float), cudaMemcpyHostToDevice));
         device = Csr{A.rows, A.cols, A.nnz(), row_ptr, col_idx, values};
         host = Csr{A.rows, A.cols, A.nnz(), A.row_ptr.data(), A.col_idx.data(), A.values.data()};
         rows_ = A.rows;
     }
-    ~DeviceProblem()
-    {
-        cudaFree(row_ptr);
-        cudaFree(col_idx);
-        cudaFree(values);
-        cudaFree(x);
-        cudaFree(y0);
-        cudaFree(y);
-    }
-    DeviceProblem(const DeviceProblem &) = delete;
-    DeviceProblem &operator=(const DeviceProblem &) = delete;
 
     void reset_y() { CUDA_CHECK(cudaMemcpy(y, y0, rows_ * sizeof(float), cudaMemcpyDeviceToDevice)); }
     std::vector<float> copy_y() const
@@ -101,34 +85,6 @@ struct DeviceProblem {
 private:
     size_t rows_ = 0;
 };
-
-struct Timing {
-    double ms = 0;       // median GPU time of one y += A·x, CUDA events
-    double host_ms = 0;  // the same span on the host clock, waiting included
-};
-
-// One warm-up run, then `reps` timed ones, each from the starting y (the reset is not timed).
-template <class Run>
-static Timing time_runs(DeviceProblem &d, Run run, int reps)
-{
-    d.reset_y();
-    run();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<double> times, host_times;
-    GpuTimer timer;
-    for (int rep = 0; rep < reps; ++rep) {
-        d.reset_y();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        HostTimer host;
-        timer.start();
-        run();
-        timer.stop();
-        times.push_back(timer.ms());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        host_times.push_back(host.ms());
-    }
-    return Timing{median(times), median(host_times)};
-}
 
 // Bytes a y += A·x must move at least: the matrix once, x once, y read and written.
 static double min_bytes(const CsrMatrix &A)
@@ -193,7 +149,7 @@ static int checked_run(const Cli &cli, LabResult &result)
     CUDA_CHECK(cudaDeviceSynchronize());
     double prepare_ms = clock.ms();
     int line = spmv_line(plan);
-    Timing t = time_runs(d, [&] { spmv_run(plan, d.x, d.y); }, reps);
+    Timing t = time_runs([&] { spmv_run(plan, d.x, d.y); }, reps, [&] { d.reset_y(); });
     std::vector<float> y = d.copy_y();
     spmv_release(plan);
     double total_ms = total.ms();
@@ -255,7 +211,7 @@ static bool bench_matrix(const MatrixSpec &spec, bool emulated, int reps, double
     };
     std::vector<Row> rows;
     auto measure = [&](const std::string &name, auto run) {
-        Timing t = time_runs(d, run, reps);
+        Timing t = time_runs(run, reps, [&] { d.reset_y(); });  // each run from the starting y
         std::vector<float> y = d.copy_y();
         SpmvCheck check = check_result(A, x, y0, y.data());
         rows.push_back({name, t.ms, gbps(bytes, t.ms), check.wrong == 0});
@@ -329,9 +285,7 @@ static int bench(const Cli &cli, LabResult &result)
         all_right = bench_matrix(spec, emulated, reps, copy, result) && all_right;
     result.set("copy_gbps", copy);
     result.set("total_ms", total.ms());
-    if (!all_right)
-        std::printf("WRONG: a version's y failed the check (the rows marked WRONG)\n");
-    return all_right ? LAB_EXIT_OK : LAB_EXIT_WRONG;
+    return bench_status(all_right, "a version's y");
 }
 
 static int spmv_main(int argc, char **argv)

@@ -64,10 +64,15 @@ submission() {  # $1 variant, $2 folder
   rm -rf "$2" "$root/tmp/labkit-lms-hostile-hung"; mkdir -p "$2"
   "$python" "$kit/tests/lms/submissions/make_variants.py" "$lab" "$1" "$2"
 }
-check() {  # $1 format, $2 results.json, $3 name
-  cp "$2" "$out/$3.json"
-  if grep -q forged "$2"; then die "$3: the hostile submission's forged results got into $2"; fi
-  (cd "$kit" && "$python" -m lms.spec "$1" "$out/$3.json") | tee -a "$out/summary.txt"
+# Grades one submission in the root as the LMS would, then checks its results.json field by field.
+grade() {  # $1 format, $2 variant, $3 the grading command in the root, $4 its results.json (a path in the root)
+  local name="$1-$2" results="$root$4" start=$SECONDS score
+  chroot "$root" /bin/bash -c "$3" > "$out/$name.log" 2>&1
+  score="$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$results")"
+  echo "$1 $2: took $((SECONDS - start)) s; score $score" | tee -a "$out/summary.txt"
+  cp "$results" "$out/$name.json"
+  if grep -q forged "$results"; then die "$name: the hostile submission's forged results got into $results"; fi
+  (cd "$kit" && "$python" -m lms.spec "$1" "$out/$name.json") | tee -a "$out/summary.txt"
 }
 
 echo "== Gradescope: setup.sh in a fresh Debian root"
@@ -84,10 +89,7 @@ cp "$root/autograder/source/run_autograder" "$root/autograder/run_autograder"
 for variant in $variants; do
   rm -rf "$root/autograder/results"; mkdir -p "$root/autograder/results"
   submission "$variant" "$root/autograder/submission"
-  start=$SECONDS
-  chroot "$root" /bin/bash -c 'cd /autograder && ./run_autograder' > "$out/gradescope-$variant.log" 2>&1
-  echo "gradescope $variant: run_autograder took $((SECONDS - start)) s; score $("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$root/autograder/results/results.json")" | tee -a "$out/summary.txt"
-  check gradescope "$root/autograder/results/results.json" "gradescope-$variant"
+  grade gradescope "$variant" 'cd /autograder && ./run_autograder' /autograder/results/results.json
 done
 grep -h -m1 -E "SANDBOX OFF|sandbox on" "$out"/gradescope-*.log | head -1 | sed 's/^/grader: /' | tee -a "$out/summary.txt"
 
@@ -101,9 +103,6 @@ for variant in $variants; do
   rm -rf "$root/grade"; mkdir -p "$root/grade"
   cp -a "$question/tests" "$root/grade/tests"
   submission "$variant" "$root/grade/student"
-  start=$SECONDS
-  chroot "$root" /bin/bash -c "cd /grade && $entrypoint" > "$out/prairielearn-$variant.log" 2>&1
-  echo "prairielearn $variant: took $((SECONDS - start)) s; score $("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$root/grade/results/results.json")" | tee -a "$out/summary.txt"
-  check prairielearn "$root/grade/results/results.json" "prairielearn-$variant"
+  grade prairielearn "$variant" "cd /grade && $entrypoint" /grade/results/results.json
 done
 echo "== done: $out"

@@ -13,7 +13,7 @@ import pytest
 
 from authoring import dist
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.report import Report
 from grader.labs import lab_ids, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR

@@ -41,4 +41,22 @@ TEST(LabResult, WritesOnlyWhenAsked)
     std::remove(path.c_str());
 }
 
+TEST(LabResult, WithResultNotesTheDeviceAndWritesWhatTheRunSet)
+{
+    std::string path = "/tmp/labkit_with_result_test.json";
+    std::remove(path.c_str());
+    setenv("LABKIT_RESULT", path.c_str(), 1);
+    int status = with_result("x", "GPU 0", [](LabResult &result) {
+        result.set("kernel_ms", 3);
+        return 7;
+    });
+    unsetenv("LABKIT_RESULT");
+    EXPECT_EQ(status, 7);  // the run's exit status, passed on
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    EXPECT_EQ(text.str(), "{\"lab\": \"x\", \"kernel_ms\": 3, \"device\": \"GPU 0\"}\n");
+    std::remove(path.c_str());
+}
+
 }  // namespace

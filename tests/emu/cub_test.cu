@@ -55,5 +55,9 @@ TEST(Cub, DeviceReduceAndScanAskForTemporaryStorageFirst)
     EXPECT_EQ(8.25f, total.host()[0]);
     ASSERT_CUDA_OK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in.get(), prefix.get(), 4));
     EXPECT_EQ((std::vector<float>{0.0f, 1.5f, 3.5f, -0.5f}), prefix.host());
+    ASSERT_CUDA_OK(cub::DeviceReduce::Min(temp, temp_bytes, in.get(), total.get(), 4));
+    EXPECT_EQ(-4.0f, total.host()[0]);
+    ASSERT_CUDA_OK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in.get(), in.get(), 4));  // in place
+    EXPECT_EQ((std::vector<float>{1.5f, 3.5f, -0.5f, 7.75f}), in.host());
     ASSERT_CUDA_OK(cudaFree(temp));
 }

@@ -33,6 +33,9 @@ TEST(RuntimeApi, SymbolsToAndFrom)
     EXPECT_EQ(3.0f, back[0]);
     EXPECT_EQ(cudaErrorInvalidValue, cudaMemcpyToSymbol(coefficients, host, sizeof host, sizeof(float)))
         << "past the end of the symbol";
+    EXPECT_EQ(cudaErrorInvalidMemcpyDirection, cudaMemcpyToSymbol(coefficients, host, sizeof host, 0, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(cudaErrorInvalidMemcpyDirection, cudaMemcpyFromSymbol(back, coefficients, sizeof back, 0, cudaMemcpyHostToDevice));
+    EXPECT_EQ(cudaErrorInvalidValue, cudaMemcpyFromSymbol(nullptr, coefficients, sizeof back)) << "no destination";
     cudaGetLastError();
     void *address = nullptr;
     ASSERT_CUDA_OK(cudaGetSymbolAddress(&address, device_counter));

@@ -546,6 +546,28 @@ TEST(TextureErrors, TheDriversChecks)
     cudaGetLastError();
 }
 
+TEST(TextureErrors, OneRunCopiesToAndFromAnArrayCheckTheKindAndTheEnd)
+{
+    cudaChannelFormatDesc desc = cudaCreateChannelDesc<unsigned char>();
+    cudaArray_t array;
+    ASSERT_CUDA_OK(cudaMallocArray(&array, &desc, 8, 2));  // 16 bytes, 8 a row
+    std::vector<unsigned char> values = {1, 2, 3, 4, 5, 6}, back(4);
+    // Bytes 4 to 9, then 6 to 9 back: both runs go on from row 0 into row 1.
+    ASSERT_CUDA_OK(cudaMemcpyToArray(array, 4, 0, values.data(), values.size(), cudaMemcpyHostToDevice));
+    ASSERT_CUDA_OK(cudaMemcpyFromArray(back.data(), array, 6, 0, back.size(), cudaMemcpyDeviceToHost));
+    EXPECT_EQ((std::vector<unsigned char>{3, 4, 5, 6}), back);
+    EXPECT_EQ(cudaErrorInvalidMemcpyDirection,
+              cudaMemcpyToArray(array, 0, 0, values.data(), values.size(), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(cudaErrorInvalidMemcpyDirection,
+              cudaMemcpyFromArray(back.data(), array, 0, 0, back.size(), cudaMemcpyHostToDevice));
+    EXPECT_EQ(cudaErrorInvalidValue, cudaMemcpyToArray(array, 4, 1, values.data(), values.size(), cudaMemcpyHostToDevice))
+        << "6 bytes from byte 4 of the last row run past the array";
+    EXPECT_EQ(cudaErrorInvalidValue, cudaMemcpyFromArray(back.data(), array, 8, 0, 1, cudaMemcpyDeviceToHost))
+        << "byte 8 of an 8-byte row";
+    cudaGetLastError();
+    ASSERT_CUDA_OK(cudaFreeArray(array));
+}
+
 TEST(TextureErrors, ArrayInfoAndTheTextureDescriptionsComeBack)
 {
     cudaChannelFormatDesc desc = cudaCreateChannelDesc<float2>();

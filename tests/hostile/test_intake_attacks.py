@@ -14,7 +14,7 @@ import pytest
 
 from grader import report as reports
 from grader.grade import Grader
-from grader.build import Source
+from grader.intake import Source
 from grader.intake import MAX_STREAM_BYTES, SubmissionError, safe_id, unpack
 from grader.labs import load_lab
 from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR

@@ -30,6 +30,7 @@ The table, one [name] entry a submission:
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -40,8 +41,10 @@ KIT = HERE.parent.parent
 sys.path.insert(0, str(KIT))
 
 from grader.grade import Grader  # noqa: E402
-from grader.build import Source
+from grader.intake import Source
 from grader.labs import load_lab  # noqa: E402
+from grader.paths import BUILD_DIR  # noqa: E402
+from grader.program_files import remove_tree  # noqa: E402
 
 TABLE = HERE / "expectations.toml"
 
@@ -124,12 +127,23 @@ def cases_for(expect: Expectation) -> list[str]:
             if by_name[name].program in programs and (not expect.cases or name in expect.cases)]
 
 
+def handed_in(expect: Expectation) -> Path:
+    """The submission's folder copied where the grader keeps handed-in folders (as intake does,
+    without its checks: some entries are wrong in ways intake would refuse): a sandbox user is
+    granted the folders above the sources it builds, so two gradings side by side must not share
+    a folder of the kit's (tests/students/) above theirs."""
+    folder = BUILD_DIR / "unpacked" / f"student-{expect.name}"
+    remove_tree(folder)
+    shutil.copytree(expect.folder, folder, symlinks=True)
+    return folder
+
+
 def grade(expect: Expectation, cases: list[str] | None = None, *, emu: bool = True, checks: bool = True):
     """Grades one submission on the named cases (all public cases of its programs when None);
     returns the grader's Report. checks=False: as the grader's --no-checks."""
     lab = load_lab(expect.lab)
-    grader = Grader(lab, Source(f"sub-student-{expect.name}", expect.folder, submission=True), emu=emu, log=lambda *_: None,
-                    checks=checks)
+    grader = Grader(lab, Source(f"sub-student-{expect.name}", handed_in(expect), submission=True), emu=emu,
+                    log=lambda *_: None, checks=checks)
     if cases is None:
         programs = set(expect.programs or lab.programs)
         grader.cases = [c for c in grader.cases if c.program in programs]

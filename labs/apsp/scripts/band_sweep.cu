@@ -552,33 +552,20 @@ static bool sweep(int n, bool timed)
             CUDA_CHECK(cudaGraphDestroy(graph));
         }
         int reps = timed ? 5 : 1;  // the first run warms up; the median of the others
-        std::vector<float> times;
-        for (int rep = 0; rep < reps; ++rep) {
-            restart_work(&m);
-            CUDA_CHECK(cudaDeviceSynchronize());
-            GpuTimer timer;
-            timer.start();
+        float ms = median_after_warm_up(variant_times(&m, reps, [&] {
             if (exec)
                 CUDA_CHECK(cudaGraphLaunch(exec, lanes.main));
             else
                 issue(v, work, n);
-            timer.stop();
-            times.push_back(timer.ms());
-            CUDA_CHECK(cudaDeviceSynchronize());
-        }
+        }));
         if (exec)
             CUDA_CHECK(cudaGraphExecDestroy(exec));
-        if (&v == &kVariants[0])
-            ok = keep_reference(&m, n) && ok;
-        unsigned long long wrong = count_wrong(work, m.reference, m.count, m.differences);
+        unsigned long long wrong = variant_wrong(&m, n, &v == &kVariants[0], &ok);  // [0]: the reference
         ok = ok && (wrong == 0 || !v.checked());
-        float ms = median_after_warm_up(times);
-        if (v.checked())
-            printf("%-42s %10.2f %14.3f %8llu\n", v.name, ms, tera_updates_per_s(n, ms), wrong);
-        else if (v.driver == kKernelAlone)
+        if (!v.checked() && v.driver == kKernelAlone)
             printf("%-42s %10.2f %11.2f us a launch\n", v.name, ms, ms * 1e3 / (n / BLOCK));
         else
-            printf("%-42s %10.2f %14s %8s\n", v.name, ms, "-", "-");
+            print_variant_row(42, v.name, n, ms, v.checked(), wrong);
     }
     sweep_matrices_destroy(&m);
     return ok;

@@ -385,29 +385,14 @@ static void run_variant(const Variant &v, int *dist, int n)
 static bool sweep(int n, bool timed)
 {
     SweepMatrices m = sweep_matrices_create(n, 7 + n);
-    int *work = m.work;
     bool ok = true;
     printf("n = %d, %d blocks a side\n%-40s %10s %14s %8s\n", n, n / BLOCK, "phase 3", "ms", "10^12 upd/s", "wrong");
     for (const Variant &v : kVariants) {
         int reps = timed ? 3 : 1;  // the first run warms up; the median of the other two (the slower)
-        std::vector<float> times;
-        for (int rep = 0; rep < reps; ++rep) {
-            restart_work(&m);
-            GpuTimer timer;
-            timer.start();
-            run_variant(v, work, n);
-            timer.stop();
-            times.push_back(timer.ms());
-        }
-        if (!v.kernel && &v == &kVariants[0])
-            ok = keep_reference(&m, n) && ok;
-        unsigned long long wrong = count_wrong(work, m.reference, m.count, m.differences);
+        float ms = median_after_warm_up(variant_times(&m, reps, [&] { run_variant(v, m.work, n); }));
+        unsigned long long wrong = variant_wrong(&m, n, &v == &kVariants[0], &ok);  // [0]: the reference
         ok = ok && (wrong == 0 || !v.checked);
-        float ms = median_after_warm_up(times);
-        if (v.checked)
-            printf("%-40s %10.2f %14.3f %8llu\n", v.name, ms, tera_updates_per_s(n, ms), wrong);
-        else
-            printf("%-40s %10.2f %14s %8s\n", v.name, ms, "-", "-");
+        print_variant_row(40, v.name, n, ms, v.checked, wrong);
     }
     sweep_matrices_destroy(&m);
     return ok;

@@ -125,6 +125,44 @@ static bool keep_reference(const SweepMatrices *m, int n)
     return n > 1024 || reference_equals_cpu(m->host, m->reference, n);
 }
 
+// A variant's times in ms, `reps` runs of `run`, each from a fresh copy of the input.
+template <class Run>
+static std::vector<float> variant_times(const SweepMatrices *m, int reps, Run run)
+{
+    std::vector<float> times;
+    for (int rep = 0; rep < reps; ++rep) {
+        restart_work(m);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        GpuTimer timer;
+        timer.start();
+        run();
+        timer.stop();
+        times.push_back(timer.ms());
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    return times;
+}
+
+// The entries of a variant's result (m->work) that differ from the reference's. The first
+// variant of a sweep is the reference itself: its result becomes the one to equal, and a
+// failed check of it against a plain Floyd-Warshall clears *ok.
+static unsigned long long variant_wrong(const SweepMatrices *m, int n, bool is_reference, bool *ok)
+{
+    if (is_reference)
+        *ok = keep_reference(m, n) && *ok;
+    return count_wrong(m->work, m->reference, m->count, m->differences);
+}
+
+// A variant's row of the table: its median time, the rate and the entries it got wrong; dashes
+// for a variant that is not the whole algorithm (not checked).
+static void print_variant_row(int name_width, const char *name, int n, float ms, bool checked, unsigned long long wrong)
+{
+    if (checked)
+        printf("%-*s %10.2f %14.3f %8llu\n", name_width, name, ms, tera_updates_per_s(n, ms), wrong);
+    else
+        printf("%-*s %10.2f %14s %8s\n", name_width, name, ms, "-", "-");
+}
+
 // The median of a variant's times; where there are several, the first (the warm-up) left out.
 static float median_after_warm_up(const std::vector<float> &times)
 {

@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
 from grader.grade import Grader  # noqa: E402
-from grader.build import Source
+from grader.intake import Source
 from grader.labs import lab_ids, load_lab  # noqa: E402
 from grader.paths import SOLUTIONS_DIR  # noqa: E402
 from grader.work import WorkRules  # noqa: E402

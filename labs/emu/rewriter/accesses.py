@@ -379,14 +379,8 @@ def _named_cast_end(tokens, i):
     """Index of the `)` of `reinterpret_cast<T *>(...)` at tokens[i], or None."""
     if tokens[i].text not in CASTS or i + 1 >= len(tokens) or tokens[i + 1].text != "<":
         return None
-    j, depth = i + 1, 0
-    while j < len(tokens):
-        depth += tokens[j].text == "<"
-        depth -= tokens[j].text == ">"
-        if depth == 0:
-            break
-        j += 1
-    if j + 1 >= len(tokens) or tokens[j + 1].text != "(" or tokens[j - 1].text != "*":
+    j = matching(tokens, i + 1, "<", ">")
+    if j < 0 or j + 1 >= len(tokens) or tokens[j + 1].text != "(" or tokens[j - 1].text != "*":
         return None
     close = matching(tokens, j + 1, "(", ")")
     return close if close > 0 else None

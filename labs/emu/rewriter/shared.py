@@ -13,7 +13,7 @@ A declaration the rewriter cannot read is left alone; the header then makes it a
 thread_local, which is still one copy per running block (see cuda_emu/qualifiers.h).
 """
 
-from scopes import split_top_level
+from scopes import matching, split_top_level
 
 DROPPED = {"__shared__", "static", "__device__"}
 ATTRIBUTES = {"__align__", "alignas", "__attribute__", "__builtin_align__"}
@@ -64,13 +64,9 @@ def _strip_attributes(tokens):
     while i < len(tokens):
         token = tokens[i]
         if token.text in ATTRIBUTES and i + 1 < len(tokens) and tokens[i + 1].text == "(":
-            depth, j = 0, i + 1
-            while j < len(tokens):
-                depth += tokens[j].text == "("
-                depth -= tokens[j].text == ")"
-                if depth == 0:
-                    break
-                j += 1
+            j = matching(tokens, i + 1, "(", ")")
+            if j < 0:  # unclosed: the rest is the attribute's
+                j = len(tokens)
             numbers = [t.text for t in tokens[i + 1:j] if t.kind == "number"]
             if numbers and numbers[0].isdigit():
                 align = max(align, int(numbers[0]))

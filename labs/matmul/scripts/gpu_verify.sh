@@ -9,28 +9,13 @@
 # at the end and does not stop the others.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-log=${1:-build/matmul-verify}
-mkdir -p "$log"
-failed=()
-
-step() {  # step NAME SECONDS COMMAND...
-    local name=$1 seconds=$2
-    shift 2
-    echo "=== $name: $*"
-    local start=$SECONDS
-    timeout "$seconds" "$@" 2>&1 | tee "$log/$name.txt"
-    local status=${PIPESTATUS[0]}
-    echo "=== $name: exit $status, $((SECONDS - start)) s"
-    [ "$status" -eq 0 ] || failed+=("$name (exit $status)")
-}
-
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,compute_cap,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
-    --format=csv | tee "$log/gpu.txt"
+source labs/common/scripts/gpu_verify_steps.sh
+verify_begin matmul "${1:-build/matmul-verify}"
 
 step build 240 bash -c 'make -j8 matmul SOL=1 >/dev/null && make -j8 matmul >/dev/null &&
     { [ build/tune_fast -nt labs/matmul/scripts/tune_fast.cu ] && [ build/tune_fast -nt solutions/matmul/matmul.c ] &&
-      [ build/tune_fast -nt labs/matmul/scripts/async_kernel.cuh ] ||
+      [ build/tune_fast -nt labs/matmul/scripts/async_kernel.cuh ] &&
+      [ build/tune_fast -nt labs/matmul/scripts/tune_product.cuh ] && [ build/tune_fast -nt labs/common/timed_runs.h ] ||
       nvcc -std=c++17 -O3 -arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d .) \
         -Ilabs/common -Ilabs/matmul -Isolutions/matmul labs/matmul/scripts/tune_fast.cu -o build/tune_fast -lcublas; } &&
     echo built'
@@ -69,10 +54,4 @@ for case in json.load(open('$log/as-submission.json'))['cases']:
     if 'time_vs_baseline' in f:
         print(case['case'], 'kernel_ms', f['kernel_ms'], 'baseline_ms', f['baseline_ms'], 'time_vs_baseline', f['time_vs_baseline'])"
 
-echo
-if [ ${#failed[@]} -eq 0 ]; then
-    echo "matmul GPU verification: every step passed; logs in $log"
-else
-    echo "matmul GPU verification: FAILED: ${failed[*]}; logs in $log"
-    exit 1
-fi
+verify_end

@@ -21,25 +21,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <string>
-#include <thread>
 #include <vector>
-
-#include <cublas_v2.h>
 
 #include "matmul.c"  // the solution: its fast_kernel template, TileShape and matmul_fast
 #include "async_kernel.cuh"
 #include "rows_kernel.cuh"
-#include "seeded.h"
-
-#define CUBLAS_CHECK(call)                                                                  \
-    do {                                                                                    \
-        cublasStatus_t s_ = (call);                                                         \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                  \
-            fprintf(stderr, "cuBLAS error %d at %s:%d: %s\n", (int)s_, __FILE__, __LINE__, #call); \
-            exit(3);                                                                        \
-        }                                                                                   \
-    } while (0)
+#include "tune_product.cuh"
 
 struct Candidate {
     const char *step;  // NOTES.md's step
@@ -129,123 +118,31 @@ static const Candidate kCandidates[] = {
     ROWS("12", 256, 128, 8, 64, 64, 8, 4, 3, 1, true, true),
 };
 
-static float median_ms(std::vector<float> t)
-{
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
-template <class F>
-static float time_ms(F run, int reps)
-{
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    run();  // warm-up
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> times;
-    for (int r = 0; r < reps; ++r) {
-        CUDA_CHECK(cudaEventRecord(start));
-        run();
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return median_ms(times);
-}
-
-struct DeviceProduct {
-    int n;
-    size_t count, bytes;
-    std::vector<float> host;  // A then B
-    float *A, *B, *C;
-    explicit DeviceProduct(int n_, uint64_t seed) : n(n_), count((size_t)n_ * n_), bytes(count * sizeof(float))
-    {
-        host.resize(2 * count);
-        seeded_uniform_floats(host.data(), host.size(), seed);
-        CUDA_CHECK(cudaMalloc(&A, bytes));
-        CUDA_CHECK(cudaMalloc(&B, bytes));
-        CUDA_CHECK(cudaMalloc(&C, bytes));
-        CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(B, host.data() + count, bytes, cudaMemcpyHostToDevice));
-    }
-    ~DeviceProduct()
-    {
-        cudaFree(A);
-        cudaFree(B);
-        cudaFree(C);
-    }
-    // Runs a kernel on a NaN-poisoned C (0xFF bytes) and returns C: unwritten entries stay NaN.
-    std::vector<float> run(void (*launch)(const float *, const float *, float *, int))
-    {
-        CUDA_CHECK(cudaMemset(C, 0xFF, bytes));
-        launch(A, B, C, n);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        std::vector<float> out(count);
-        CUDA_CHECK(cudaMemcpy(out.data(), C, bytes, cudaMemcpyDeviceToHost));
-        return out;
-    }
-};
-
-// The float64 product, on every CPU core. The inputs are in [0, 1): c_ij is its own scale
-// sum_k |a_ik||b_kj|, so (n + 2) u relative is the harness's bound (labs/matmul/reference.h).
-static std::vector<double> float64_product(const std::vector<float> &host, int n)
-{
-    const float *A = host.data(), *B = host.data() + (size_t)n * n;
-    std::vector<double> C((size_t)n * n, 0.0);
-    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (int i = (int)w; i < n; i += (int)workers)
-                for (int k = 0; k < n; ++k) {
-                    double a = A[(size_t)i * n + k];
-                    for (int j = 0; j < n; ++j)
-                        C[(size_t)i * n + j] += a * B[(size_t)k * n + j];
-                }
-        });
-    for (std::thread &t : pool)
-        t.join();
-    return C;
-}
-
 static int check_all()
 {
     const int sizes[] = {1, 2, 3, 4, 5, 8, 17, 31, 63, 64, 65, 100, 127, 128, 129, 130, 200, 255, 256, 257,
                          383, 500, 511, 513, 640, 1000, 1001, 1023, 1024};
-    int failures = 0;
-    printf("%-70s %s\n", "candidate", "worst error / bound over n = 1 .. 1024 (NaN: unwritten)");
-    std::vector<double> worst(sizeof kCandidates / sizeof kCandidates[0], 0.0);
-    std::vector<int> worst_n(worst.size(), 0);
+    const size_t count = sizeof kCandidates / sizeof kCandidates[0];
+    WorstErrors worst(count);
     for (int n : sizes) {
         DeviceProduct d(n, 1000 + n);
-        std::vector<double> want = float64_product(d.host, n);
+        std::vector<int> every_row(n);
+        std::iota(every_row.begin(), every_row.end(), 0);
+        std::vector<double> want = float64_rows(d.host, n, every_row);
+        // The inputs are in [0, 1): c_ij is its own scale sum_k |a_ik||b_kj|, so (n + 2) u
+        // relative is the harness's bound (labs/matmul/reference.h).
         double bound = (n + 2) * std::ldexp(1.0, -24);
-        for (size_t c = 0; c < worst.size(); ++c) {
-            std::vector<float> got = d.run(kCandidates[c].launch);
+        for (size_t c = 0; c < count; ++c) {
+            std::vector<float> got = d.result_of([&] { kCandidates[c].launch(d.A, d.B, d.C, n); });
             for (size_t i = 0; i < got.size(); ++i) {
                 double e = std::fabs(got[i] - want[i]) / (want[i] * bound);
                 if (want[i] == 0.0)
                     e = got[i] == 0.0f ? 0.0 : INFINITY;
-                if (!(e <= worst[c])) {  // NaN counts as worst
-                    worst[c] = std::isnan(e) ? INFINITY : e;
-                    worst_n[c] = n;
-                }
+                worst.see(c, e, n);
             }
         }
     }
-    for (size_t c = 0; c < worst.size(); ++c) {
-        bool ok = worst[c] <= 1.0;
-        failures += !ok;
-        printf("%-70s %8.3f at n = %-5d %s\n", kCandidates[c].name, worst[c], worst_n[c], ok ? "ok" : "WRONG");
-    }
-    printf(failures ? "check: %d candidates WRONG\n" : "check: every candidate within the bound at every n\n",
-           failures);
-    return failures ? 1 : 0;
+    return worst.report(kCandidates, 70, "worst error / bound over n = 1 .. 1024 (NaN: unwritten)", "the bound");
 }
 
 static void time_all(int n, int reps)
@@ -272,9 +169,9 @@ static void time_all(int n, int reps)
     const Candidate *best = nullptr, *best_small = nullptr;
     double best_tflops = 0, best_small_tflops = 0;
     for (const Candidate &c : kCandidates) {
-        std::vector<float> got = d.run(c.launch);
-        float ms = time_ms([&] { c.launch(d.A, d.B, d.C, n); }, reps);
-        float again = time_ms([&] { c.launch(d.A, d.B, d.C, n); }, reps);
+        auto run = [&] { c.launch(d.A, d.B, d.C, n); };
+        std::vector<float> got = d.result_of(run);
+        float ms = time_ms(run, reps), again = time_ms(run, reps);
         double worst = 0;
         for (size_t i = 0; i < d.count; ++i) {
             double e = std::fabs((double)got[i] - want[i]) / std::fabs((double)want[i]);
@@ -299,16 +196,4 @@ static void time_all(int n, int reps)
     CUBLAS_CHECK(cublasDestroy(handle));
 }
 
-int main(int argc, char **argv)
-{
-    if (argc > 1 && std::strcmp(argv[1], "check") == 0)
-        return check_all();
-    std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i)
-        sizes.push_back(atoi(argv[i]));
-    if (sizes.empty())
-        sizes.push_back(4096);
-    for (int n : sizes)
-        time_all(n, n <= 1024 ? 50 : 15);
-    return 0;
-}
+int main(int argc, char **argv) { return tune_main(argc, argv, check_all, time_all); }

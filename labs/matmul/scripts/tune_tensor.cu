@@ -17,23 +17,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
-
-#include <cublas_v2.h>
 
 #include "matmul.c"  // the solution: tensor_kernel, TensorShape, matmul_tensor
 #include "reference.h"
-#include "seeded.h"
-
-#define CUBLAS_CHECK(call)                                                                         \
-    do {                                                                                           \
-        cublasStatus_t s_ = (call);                                                                \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "cuBLAS error %d at %s:%d: %s\n", (int)s_, __FILE__, __LINE__, #call); \
-            exit(3);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "tune_product.cuh"
 
 struct Candidate {
     const char *name;
@@ -68,90 +56,6 @@ static const Candidate kCandidates[] = {
     SHAPE(128, 256, 32, 64, 64, 3, 1, false),
 };
 
-static float median_ms(std::vector<float> t)
-{
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
-template <class F>
-static float time_ms(F run, int reps)
-{
-    cudaEvent_t start, stop;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    run();  // warm-up
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> times;
-    for (int r = 0; r < reps; ++r) {
-        CUDA_CHECK(cudaEventRecord(start));
-        run();
-        CUDA_CHECK(cudaEventRecord(stop));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms);
-    }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return median_ms(times);
-}
-
-struct DeviceProduct {
-    int n;
-    size_t count, bytes;
-    std::vector<float> host;  // A then B
-    float *A, *B, *C;
-    DeviceProduct(int n_, uint64_t seed) : n(n_), count((size_t)n_ * n_), bytes(count * sizeof(float))
-    {
-        host.resize(2 * count);
-        seeded_uniform_floats(host.data(), host.size(), seed);
-        CUDA_CHECK(cudaMalloc(&A, bytes));
-        CUDA_CHECK(cudaMalloc(&B, bytes));
-        CUDA_CHECK(cudaMalloc(&C, bytes));
-        CUDA_CHECK(cudaMemcpy(A, host.data(), bytes, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(B, host.data() + count, bytes, cudaMemcpyHostToDevice));
-    }
-    ~DeviceProduct()
-    {
-        cudaFree(A);
-        cudaFree(B);
-        cudaFree(C);
-    }
-    // C after one run on a NaN-poisoned C (0xFF bytes): unwritten entries stay NaN.
-    template <class F>
-    std::vector<float> result_of(F run)
-    {
-        CUDA_CHECK(cudaMemset(C, 0xFF, bytes));
-        run();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        std::vector<float> out(count);
-        CUDA_CHECK(cudaMemcpy(out.data(), C, bytes, cudaMemcpyDeviceToHost));
-        return out;
-    }
-};
-
-// Rows `rows` of the float64 product, on every CPU core.
-static std::vector<double> float64_rows(const std::vector<float> &host, int n, const std::vector<int> &rows)
-{
-    const float *A = host.data(), *B = host.data() + (size_t)n * n;
-    std::vector<double> C(rows.size() * (size_t)n, 0.0);
-    unsigned workers = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (size_t r = w; r < rows.size(); r += workers)
-                for (int k = 0; k < n; ++k) {
-                    double a = A[(size_t)rows[r] * n + k];
-                    for (int j = 0; j < n; ++j)
-                        C[r * n + j] += a * B[(size_t)k * n + j];
-                }
-        });
-    for (std::thread &t : pool)
-        t.join();
-    return C;
-}
-
 struct Errors {
     double max_rel = 0, mean_rel = 0;
 };
@@ -177,8 +81,7 @@ static int check_all()
 {
     const int sizes[] = {1, 2, 3, 5, 8, 16, 17, 31, 64, 65, 100, 127, 128, 129, 130, 255, 256, 257, 383, 513, 1000};
     const size_t count = sizeof kCandidates / sizeof kCandidates[0];
-    std::vector<double> worst(count, 0.0);
-    std::vector<int> worst_n(count, 0);
+    WorstErrors worst(count);
     for (int n : sizes) {
         DeviceProduct d(n, 2000 + n);
         std::vector<int> rows(n);
@@ -188,23 +91,10 @@ static int check_all()
         for (size_t c = 0; c < count; ++c) {
             std::vector<float> got = d.result_of([&] { kCandidates[c].launch(d.A, d.B, d.C, n); });
             double bound = kCandidates[c].passes == 3 ? matmul_rtol(n) : tf32_rtol(n);
-            double e = errors_of(got, want, n, rows).max_rel / bound;
-            if (!(e <= worst[c])) {
-                worst[c] = std::isnan(e) ? INFINITY : e;
-                worst_n[c] = n;
-            }
+            worst.see(c, errors_of(got, want, n, rows).max_rel / bound, n);
         }
     }
-    int failures = 0;
-    printf("%-44s %s\n", "candidate", "worst error / bound over n = 1 .. 1000");
-    for (size_t c = 0; c < count; ++c) {
-        bool ok = worst[c] <= 1.0;
-        failures += !ok;
-        printf("%-44s %8.3f at n = %-5d %s\n", kCandidates[c].name, worst[c], worst_n[c], ok ? "ok" : "WRONG");
-    }
-    printf(failures ? "check: %d candidates WRONG\n" : "check: every candidate within its bound at every n\n",
-           failures);
-    return failures ? 1 : 0;
+    return worst.report(kCandidates, 44, "worst error / bound over n = 1 .. 1000", "its bound");
 }
 
 static void time_all(int n, int reps)
@@ -254,16 +144,4 @@ static void time_all(int n, int reps)
     CUBLAS_CHECK(cublasDestroy(handle));
 }
 
-int main(int argc, char **argv)
-{
-    if (argc > 1 && std::strcmp(argv[1], "check") == 0)
-        return check_all();
-    std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i)
-        sizes.push_back(atoi(argv[i]));
-    if (sizes.empty())
-        sizes.push_back(4096);
-    for (int n : sizes)
-        time_all(n, n <= 1024 ? 50 : 15);
-    return 0;
-}
+int main(int argc, char **argv) { return tune_main(argc, argv, check_all, time_all); }

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <cuda_runtime.h>
 
@@ -156,43 +157,45 @@ private:
 
 // Device-wide reductions and scans: called once with d_temp_storage null for the size of the
 // temporary storage, then with it; the work runs on the calling thread.
+namespace detail {
+// The first call of the two-call protocol only asks the size: true if this is that call.
+inline bool storage_size_query(const void *d_temp_storage, std::size_t &temp_storage_bytes)
+{
+    if (d_temp_storage != nullptr)
+        return false;
+    temp_storage_bytes = 1;  // CUB asks for some; a caller's cudaMalloc of 0 bytes would fail
+    return true;
+}
+template <class Out>
+using output_value_t = typename std::remove_reference<decltype(*std::declval<Out>())>::type;
+}  // namespace detail
+
 struct DeviceReduce {
     template <class In, class Out, class Op, class T>
     static cudaError_t Reduce(void *d_temp_storage, std::size_t &temp_storage_bytes, In d_in, Out d_out, int num_items,
                               Op op, T init, cudaStream_t = 0, bool = false)
     {
-        if (d_temp_storage == nullptr) {
-            temp_storage_bytes = 1;  // CUB asks for some; a caller's cudaMalloc of 0 bytes would fail
+        if (detail::storage_size_query(d_temp_storage, temp_storage_bytes))
             return cudaSuccess;
-        }
         T total = init;
         for (int i = 0; i < num_items; ++i) total = op(total, d_in[i]);
         *d_out = total;
         return cudaSuccess;
     }
-    template <class In, class Out>
-    static cudaError_t Sum(void *d_temp_storage, std::size_t &temp_storage_bytes, In d_in, Out d_out, int num_items,
-                           cudaStream_t stream = 0, bool debug = false)
-    {
-        using T = typename std::remove_reference<decltype(*d_out)>::type;
-        return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, cub::Sum(), T(), stream, debug);
+// Sum, Max and Min: Reduce with the functor of that name, from its identity for the output's type.
+#define CUB_EMU_DEVICE_REDUCTION(Name, identity)                                                                   \
+    template <class In, class Out>                                                                                 \
+    static cudaError_t Name(void *d_temp_storage, std::size_t &temp_storage_bytes, In d_in, Out d_out, int num_items, \
+                            cudaStream_t stream = 0, bool debug = false)                                           \
+    {                                                                                                              \
+        using T = detail::output_value_t<Out>;                                                                     \
+        return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, cub::Name(), identity, stream,   \
+                      debug);                                                                                      \
     }
-    template <class In, class Out>
-    static cudaError_t Max(void *d_temp_storage, std::size_t &temp_storage_bytes, In d_in, Out d_out, int num_items,
-                           cudaStream_t stream = 0, bool debug = false)
-    {
-        using T = typename std::remove_reference<decltype(*d_out)>::type;
-        return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, cub::Max(),
-                      std::numeric_limits<T>::lowest(), stream, debug);
-    }
-    template <class In, class Out>
-    static cudaError_t Min(void *d_temp_storage, std::size_t &temp_storage_bytes, In d_in, Out d_out, int num_items,
-                           cudaStream_t stream = 0, bool debug = false)
-    {
-        using T = typename std::remove_reference<decltype(*d_out)>::type;
-        return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, cub::Min(),
-                      std::numeric_limits<T>::max(), stream, debug);
-    }
+    CUB_EMU_DEVICE_REDUCTION(Sum, T())
+    CUB_EMU_DEVICE_REDUCTION(Max, std::numeric_limits<T>::lowest())
+    CUB_EMU_DEVICE_REDUCTION(Min, std::numeric_limits<T>::max())
+#undef CUB_EMU_DEVICE_REDUCTION
 };
 
 struct DeviceScan {
@@ -200,31 +203,31 @@ struct DeviceScan {
     static cudaError_t ExclusiveSum(void *d_temp_storage, std::size_t &temp_storage_bytes, In d_in, Out d_out,
                                     int num_items, cudaStream_t = 0, bool = false)
     {
-        if (d_temp_storage == nullptr) {
-            temp_storage_bytes = 1;
-            return cudaSuccess;
-        }
-        using T = typename std::remove_reference<decltype(*d_out)>::type;
-        T running = T();
-        for (int i = 0; i < num_items; ++i) {
-            const T value = d_in[i];  // read before the write: d_in and d_out may be one array
-            d_out[i] = running;
-            running = running + value;
-        }
+        if (!detail::storage_size_query(d_temp_storage, temp_storage_bytes))
+            SumScan(d_in, d_out, num_items, true);
         return cudaSuccess;
     }
     template <class In, class Out>
     static cudaError_t InclusiveSum(void *d_temp_storage, std::size_t &temp_storage_bytes, In d_in, Out d_out,
                                     int num_items, cudaStream_t = 0, bool = false)
     {
-        if (d_temp_storage == nullptr) {
-            temp_storage_bytes = 1;
-            return cudaSuccess;
-        }
-        using T = typename std::remove_reference<decltype(*d_out)>::type;
-        T running = T();
-        for (int i = 0; i < num_items; ++i) d_out[i] = running = running + d_in[i];
+        if (!detail::storage_size_query(d_temp_storage, temp_storage_bytes))
+            SumScan(d_in, d_out, num_items, false);
         return cudaSuccess;
+    }
+
+private:
+    template <class In, class Out>
+    static void SumScan(In d_in, Out d_out, int num_items, bool exclusive)
+    {
+        using T = detail::output_value_t<Out>;
+        T running = T();
+        for (int i = 0; i < num_items; ++i) {
+            const T value = d_in[i];  // read before the write: d_in and d_out may be one array
+            const T before = running;
+            running = running + value;
+            d_out[i] = exclusive ? before : running;
+        }
     }
 };
 }  // namespace cub

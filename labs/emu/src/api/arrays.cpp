@@ -233,6 +233,38 @@ cudaArray *live_array(const char *call, cudaArray_const_t array)
     return const_cast<cudaArray *>(array);
 }
 
+// cudaMemcpyToArray and cudaMemcpyFromArray copy `count` bytes as one run through the array's
+// rows, starting at byte wOffset of row hOffset, to the array (`to_array`) from `linear` or from
+// it to `linear`. Their checks: the array is live, the kind puts device memory on the array's
+// side, and the run ends inside the array.
+static cudaError_t copy_array_run(const char *call, cudaArray_const_t array, bool to_array, const void *linear,
+                                  size_t wOffset, size_t hOffset, size_t count, cudaMemcpyKind kind)
+{
+    const cudaArray *a = live_array(call, array);
+    if (!a) return cudaErrorInvalidResourceHandle;
+    // Besides HostToHost, the one kind that says the array's side is host memory.
+    cudaMemcpyKind host_array_kind = to_array ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+    if (kind == cudaMemcpyHostToHost || kind == host_array_kind)
+        return fail(cudaErrorInvalidMemcpyDirection, "%s: the %s is a CUDA array (device memory), but the kind (%d) "
+                    "says host memory; use %s or cudaMemcpyDeviceToDevice", call,
+                    to_array ? "destination" : "source", (int)kind,
+                    to_array ? "cudaMemcpyHostToDevice" : "cudaMemcpyDeviceToHost");
+    std::size_t row = a->width * a->element_bytes, total = row * a->height * a->depth;
+    if (wOffset >= row || hOffset * row + wOffset + count > total)
+        return fail(cudaErrorInvalidValue, "%s: %zu bytes from byte %zu of row %zu run past the array's %zu bytes "
+                    "(%zu a row)", call, count, wOffset, hOffset, total, row);
+    const char *in_array = a->data + hOffset * row + wOffset;
+    // The array's bytes are host memory to copy_region: the kind it is given says so.
+    cudaMemcpyKind as_copied = kind;
+    if (kind == cudaMemcpyDeviceToDevice)
+        as_copied = to_array ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+    else if (kind == (to_array ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost))
+        as_copied = cudaMemcpyHostToHost;
+    return copy_region(call, memory_end("destination", to_array ? in_array : linear, count, 1), 0, 0, 0,
+                       memory_end("source", to_array ? linear : in_array, count, 1), 0, 0, 0, count, 1, 1,
+                       as_copied);
+}
+
 const char *format_name(const ElementFormat &format, char *buffer, std::size_t size)
 {
     std::snprintf(buffer, size, "%u x %zu-bit %s", format.channels, format.channel_bytes * 8, kind_name(format.kind));
@@ -391,46 +423,16 @@ cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const
                                 : cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
 
-// cudaMemcpyToArray and cudaMemcpyFromArray copy `count` bytes as one run through the array's
-// rows, starting at byte wOffset of row hOffset.
 cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
                               enum cudaMemcpyKind kind)
 {
-    const cudaArray *a = live_array("cudaMemcpyToArray", dst);
-    if (!a) return cudaErrorInvalidResourceHandle;
-    if (kind == cudaMemcpyHostToHost || kind == cudaMemcpyDeviceToHost)
-        return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpyToArray: the destination is a CUDA array (device "
-                    "memory), but the kind (%d) says host memory; use cudaMemcpyHostToDevice or "
-                    "cudaMemcpyDeviceToDevice", (int)kind);
-    std::size_t row = a->width * a->element_bytes, total = row * a->height * a->depth;
-    if (wOffset >= row || hOffset * row + wOffset + count > total)
-        return fail(cudaErrorInvalidValue, "cudaMemcpyToArray: %zu bytes from byte %zu of row %zu run past the array's "
-                    "%zu bytes (%zu a row)", count, wOffset, hOffset, total, row);
-    return copy_region("cudaMemcpyToArray", memory_end("destination", a->data + hOffset * row + wOffset, count, 1),
-                       0, 0, 0, memory_end("source", src, count, 1), 0, 0, 0, count, 1, 1,
-                       kind == cudaMemcpyHostToDevice ? cudaMemcpyHostToHost
-                       : kind == cudaMemcpyDeviceToDevice ? cudaMemcpyDeviceToHost
-                                                          : kind);
+    return copy_array_run("cudaMemcpyToArray", dst, true, src, wOffset, hOffset, count, kind);
 }
 
 cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,
                                 enum cudaMemcpyKind kind)
 {
-    const cudaArray *a = live_array("cudaMemcpyFromArray", src);
-    if (!a) return cudaErrorInvalidResourceHandle;
-    if (kind == cudaMemcpyHostToHost || kind == cudaMemcpyHostToDevice)
-        return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpyFromArray: the source is a CUDA array (device "
-                    "memory), but the kind (%d) says host memory; use cudaMemcpyDeviceToHost or "
-                    "cudaMemcpyDeviceToDevice", (int)kind);
-    std::size_t row = a->width * a->element_bytes, total = row * a->height * a->depth;
-    if (wOffset >= row || hOffset * row + wOffset + count > total)
-        return fail(cudaErrorInvalidValue, "cudaMemcpyFromArray: %zu bytes from byte %zu of row %zu run past the "
-                    "array's %zu bytes (%zu a row)", count, wOffset, hOffset, total, row);
-    return copy_region("cudaMemcpyFromArray", memory_end("destination", dst, count, 1), 0, 0, 0,
-                       memory_end("source", a->data + hOffset * row + wOffset, count, 1), 0, 0, 0, count, 1, 1,
-                       kind == cudaMemcpyDeviceToHost ? cudaMemcpyHostToHost
-                       : kind == cudaMemcpyDeviceToDevice ? cudaMemcpyHostToDevice
-                                                          : kind);
+    return copy_array_run("cudaMemcpyFromArray", src, false, dst, wOffset, hOffset, count, kind);
 }
 
 cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,

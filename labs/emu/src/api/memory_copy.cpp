@@ -123,6 +123,25 @@ cudaError_t check_location(const char *call, cudaMemLocation location)
                 "cudaMemLocationTypeHost, cudaMemLocationTypeHostNuma, cudaMemLocationTypeHostNumaCurrent",
                 call, (int)location.type);
 }
+
+// cudaMemcpyToSymbol (`to_symbol`, from `linear`) and cudaMemcpyFromSymbol (to `linear`): the
+// symbol is the variable itself, so the copy is a memmove at `offset` bytes into it.
+cudaError_t copy_symbol(const char *call, const void *symbol, bool to_symbol, const void *linear, size_t count,
+                        size_t offset, cudaMemcpyKind kind)
+{
+    if (!symbol)
+        return fail(cudaErrorInvalidSymbol, "%s: no symbol; pass the __constant__ or __device__ variable itself", call);
+    // The one kind with host memory that fits: from the host into the symbol, or out to the host.
+    cudaMemcpyKind host_kind = to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (kind != host_kind && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return fail(cudaErrorInvalidMemcpyDirection, "%s: the kind must be %s or cudaMemcpyDeviceToDevice, not %s", call,
+                    to_symbol ? "cudaMemcpyHostToDevice" : "cudaMemcpyDeviceToHost", kind_name(kind));
+    if (count && !linear)
+        return fail(cudaErrorInvalidValue, "%s: NULL %s", call, to_symbol ? "source" : "destination");
+    char *in_symbol = static_cast<char *>(const_cast<void *>(symbol)) + offset;
+    if (count) std::memmove(to_symbol ? in_symbol : const_cast<void *>(linear), to_symbol ? linear : in_symbol, count);
+    return cudaSuccess;
+}
 }  // namespace
 
 cudaError_t symbol_range_error(const char *call, size_t symbol_bytes, size_t count, size_t offset)
@@ -253,25 +272,13 @@ cudaError_t cudaMemAdvise_v2(const void *ptr, size_t count, enum cudaMemoryAdvis
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                enum cudaMemcpyKind kind)
 {
-    if (!symbol) return fail(cudaErrorInvalidSymbol, "cudaMemcpyToSymbol: no symbol; pass the __constant__ or __device__ variable itself");
-    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpyToSymbol: the kind must be cudaMemcpyHostToDevice or "
-                    "cudaMemcpyDeviceToDevice, not %s", kind_name(kind));
-    if (count && !src) return fail(cudaErrorInvalidValue, "cudaMemcpyToSymbol: NULL source");
-    if (count) std::memmove(static_cast<char *>(const_cast<void *>(symbol)) + offset, src, count);
-    return cudaSuccess;
+    return copy_symbol("cudaMemcpyToSymbol", symbol, true, src, count, offset, kind);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
                                  enum cudaMemcpyKind kind)
 {
-    if (!symbol) return fail(cudaErrorInvalidSymbol, "cudaMemcpyFromSymbol: no symbol; pass the __constant__ or __device__ variable itself");
-    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
-        return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpyFromSymbol: the kind must be cudaMemcpyDeviceToHost "
-                    "or cudaMemcpyDeviceToDevice, not %s", kind_name(kind));
-    if (count && !dst) return fail(cudaErrorInvalidValue, "cudaMemcpyFromSymbol: NULL destination");
-    if (count) std::memmove(dst, static_cast<const char *>(symbol) + offset, count);
-    return cudaSuccess;
+    return copy_symbol("cudaMemcpyFromSymbol", symbol, false, dst, count, offset, kind);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,

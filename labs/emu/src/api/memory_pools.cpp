@@ -25,38 +25,34 @@ struct CUmemPoolHandle_st {
 namespace cudaemu {
 namespace {
 std::mutex pools_mutex;
-std::set<const void *> &live_pools()
+// Every pool made and not destroyed, and each device's default and current pool (guarded by
+// pools_mutex; made on first use and never destroyed, like the emulator's other registries).
+struct PoolRegistry {
+    std::set<const void *> live;
+    std::map<int, cudaMemPool_t> default_of, current_of;
+};
+PoolRegistry &pools()
 {
-    static auto *pools = new std::set<const void *>;
-    return *pools;
-}
-std::map<int, cudaMemPool_t> &default_pools()
-{
-    static auto *pools = new std::map<int, cudaMemPool_t>;
-    return *pools;
-}
-std::map<int, cudaMemPool_t> &current_pools()
-{
-    static auto *pools = new std::map<int, cudaMemPool_t>;
-    return *pools;
+    static auto *registry = new PoolRegistry;
+    return *registry;
 }
 
 cudaMemPool_t default_pool(int device)
 {
-    cudaMemPool_t &pool = default_pools()[device];
+    cudaMemPool_t &pool = pools().default_of[device];
     if (!pool) {
         pool = new CUmemPoolHandle_st{};
         pool->device = device;
         pool->props.allocType = cudaMemAllocationTypePinned;
         pool->props.location = cudaMemLocation{cudaMemLocationTypeDevice, device};
-        live_pools().insert(pool);
+        pools().live.insert(pool);
     }
     return pool;
 }
 
 cudaError_t check_pool(const char *call, cudaMemPool_t pool)
 {
-    if (!pool || !live_pools().count(pool))
+    if (!pool || !pools().live.count(pool))
         return fail(cudaErrorInvalidValue, "%s: %p is not a memory pool from cudaMemPoolCreate or "
                     "cudaDeviceGetDefaultMemPool, or was destroyed", call, (void *)pool);
     return cudaSuccess;
@@ -82,7 +78,7 @@ cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     if (!memPool) return fail(cudaErrorInvalidValue, "cudaDeviceGetMemPool: pass a cudaMemPool_t's address");
     if (!is_device(device)) return fail(cudaErrorInvalidDevice, "cudaDeviceGetMemPool: no device %d", device);
     std::lock_guard<std::mutex> lock(pools_mutex);
-    cudaMemPool_t current = current_pools()[device];
+    cudaMemPool_t current = pools().current_of[device];
     *memPool = current ? current : default_pool(device);
     return cudaSuccess;
 }
@@ -96,7 +92,7 @@ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
     if (memPool->device != device)
         return fail(cudaErrorInvalidValue, "cudaDeviceSetMemPool: the pool is device %d's, not device %d's",
                     memPool->device, device);
-    current_pools()[device] = memPool;
+    pools().current_of[device] = memPool;
     return cudaSuccess;
 }
 
@@ -114,7 +110,7 @@ cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolPr
     pool->device = poolProps->location.id;
     pool->props = *poolProps;
     std::lock_guard<std::mutex> lock(pools_mutex);
-    live_pools().insert(pool);
+    pools().live.insert(pool);
     *memPool = pool;
     return cudaSuccess;
 }
@@ -124,11 +120,11 @@ cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
     std::lock_guard<std::mutex> lock(pools_mutex);
     cudaError_t error = check_pool("cudaMemPoolDestroy", memPool);
     if (error != cudaSuccess) return error;
-    if (default_pools()[memPool->device] == memPool)
+    if (pools().default_of[memPool->device] == memPool)
         return fail(cudaErrorInvalidValue, "cudaMemPoolDestroy: a device's default pool cannot be destroyed");
-    for (auto &entry : current_pools())
+    for (auto &entry : pools().current_of)
         if (entry.second == memPool) entry.second = nullptr;
-    live_pools().erase(memPool);
+    pools().live.erase(memPool);
     delete memPool;
     return cudaSuccess;
 }

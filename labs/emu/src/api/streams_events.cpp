@@ -51,6 +51,16 @@ bool remove_handle(const void *handle)
     return live_handles().erase(handle) != 0;
 }
 
+// cudaStreamDestroy and cudaEventDestroy: `handle` must be live (`made` says how one is made).
+template <class Handle>
+cudaError_t destroy_handle(const char *call, Handle handle, const char *made)
+{
+    if (!handle || !remove_handle(handle))
+        return fail(cudaErrorInvalidResourceHandle, "%s(%p): not %s, or destroyed already", call, (void *)handle, made);
+    delete handle;
+    return cudaSuccess;
+}
+
 cudaError_t check_event(cudaEvent_t event, const char *call)
 {
     if (!event || !is_live(event))
@@ -91,11 +101,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    if (!stream || !remove_handle(stream))
-        return fail(cudaErrorInvalidResourceHandle, "cudaStreamDestroy(%p): not a stream from cudaStreamCreate, or "
-                    "destroyed already", (void *)stream);
-    delete stream;
-    return cudaSuccess;
+    return destroy_handle("cudaStreamDestroy", stream, "a stream from cudaStreamCreate");
 }
 
 cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attr, const cudaStreamAttrValue *value)
@@ -224,11 +230,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    if (!event || !remove_handle(event))
-        return fail(cudaErrorInvalidResourceHandle, "cudaEventDestroy(%p): not an event from cudaEventCreate, or "
-                    "destroyed already", (void *)event);
-    delete event;
-    return cudaSuccess;
+    return destroy_handle("cudaEventDestroy", event, "an event from cudaEventCreate");
 }
 
 }  // extern "C"

@@ -1,6 +1,6 @@
 """Honest timing: the program's own figures against the grader's clock."""
 
-from grader.honest_timing import figure_doubts, judged_on_wall, wall_doubt
+from grader.timing import figure_doubts, judged_on_wall, wall_doubt
 from grader.run import RunOutcome
 
 
@@ -49,6 +49,6 @@ def test_grader_judges_a_flagged_case_on_its_wall_time(fake_program, expected_fi
     grader = fake_grader(fake_program, expected_file, tmp_path, emu=False)
     timing = grader.reference_timing()
     timing.walls = {"c1": 0.1}
-    result = grader._grade_case(grader.cases[0], {"c1": 1000.0}, timing)
+    result = grader.case_grader.grade(grader.cases[0], {"c1": 1000.0}, timing)
     assert result.verdict == "SLOW" and result.timing_flagged
     assert "timing flagged: reported kernel_ms 1200.000 is within the limit, but the process took" in result.timing_note

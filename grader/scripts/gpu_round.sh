@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A round of GPU verification in few device minutes: independent steps run side by side on the
+# node's cores, in groups one after the other. From the kit's root on a GPU node:
+#   bash grader/scripts/gpu_round.sh LOG_DIR STEP... [-- STEP...]...
+# The steps of a group (between two "--") run side by side; the next group starts when all of
+# them have ended. Steps that time something go in a group of their own; steps that would build
+# the same reference for the first time go in different groups (refs-L first).
+# Steps (each one log LOG_DIR/<step>.log; a summary line each at the end):
+#   refs-L      lab L's reference on every public case and the hidden ones, GPU evidence on
+#   students-L  the work corpus of lab L on the GPU (tests/students/grade_all.py --gpu --lab L)
+#   corpus      the evidence corpus (programs that know they are emulated, timing exploits)
+#   batch       a class with a crafted compile error writes class.csv
+#   nbody spmv  the lab's own GPU verification (bench recorded for the handout, every case)
+#   bench-L     lab L's benchmark recorded for its handout (make bench LAB=L RECORD=1; alone: it times)
+#   bench       what the evidence costs a class (alone: it times)
+#   user        the evidence corpus and a reference as an ordinary user (the Landlock kind)
+#   kinds       the hostile corpus in each sandbox kind (sandbox_kinds_gpu_verify.sh)
+#   multi       apsp's multigpu on this node's GPUs (a node of 2 or more)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+log=$1
+shift
+mkdir -p "$log"
+export PYTHONUNBUFFERED=1
+# Hidden cases from a throwaway secret for the references (refs-L, nbody, spmv): every case a
+# course grades is graded there.
+secret=$(python3 -m grader secret)
+
+run_step() {  # run_step NAME: its command, logged, timed; the summary line in LOG/NAME.status
+    local name=$1 start=$SECONDS status
+    case $name in
+    refs-*)     LABKIT_SECRET=$secret python3 -m grader check "${name#refs-}" --solution --gpu --cases all --no-sanitize --quiet \
+                    --require-full --json "$log/$name.json" ;;
+    students-*) python3 tests/students/grade_all.py --gpu --lab "${name#students-}" ;;
+    corpus)     bash grader/scripts/grade_of_record_gpu_verify.sh corpus ;;
+    batch)      bash grader/scripts/grade_of_record_gpu_verify.sh batch ;;
+    bench)      bash grader/scripts/grade_of_record_gpu_verify.sh bench ;;
+    user)       bash grader/scripts/grade_of_record_gpu_verify.sh user ;;
+    multi)      bash grader/scripts/grade_of_record_gpu_verify.sh multi ;;
+    kinds)      bash grader/scripts/sandbox_kinds_gpu_verify.sh ;;
+    bench-*)    make --no-print-directory bench LAB="${name#bench-}" RECORD=1 ;;
+    nbody|spmv) LABKIT_SECRET=$secret bash "labs/$name/scripts/gpu_verify.sh" "$log/$name" ;;
+    *)          echo "unknown step $name"; false ;;
+    esac > "$log/$name.log" 2>&1
+    status=$?
+    echo "$name: exit $status, $((SECONDS - start)) s" | tee "$log/$name.status"
+}
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$log/device.txt"
+export OUT=$log/grade-of-record  # grade_of_record_gpu_verify.sh's own logs
+for step in "$@"; do
+    if [ "$step" = "--" ]; then wait; else run_step "$step" & fi
+done
+wait
+echo "== summary"
+cat "$log"/*.status
