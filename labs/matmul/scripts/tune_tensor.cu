@@ -58,6 +58,12 @@ static const Candidate kCandidates[] = {
     MMA(128, 128, 32, 64, 32, 3, 3, 1, 8, 1, 1),
     MMA(128, 128, 32, 64, 32, 3, 3, 1, 8, 1, 2),
     MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 2),
+    MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1),
+    MMA(128, 128, 32, 64, 32, 4, 3, 1, 4, 1, 1),
+    MMA(128, 128, 32, 32, 64, 4, 3, 1, 8, 1, 1),
+    // k tiles of 64: half the barriers, the flush every 64 products
+    MMA(128, 128, 64, 64, 32, 3, 3, 1, 8, 1, 1),
+    MMA(128, 128, 64, 64, 32, 2, 3, 1, 8, 1, 1),
     // FLUSH 2 (each k step from zero): no partial sums to keep, so 64 x 64 warp pieces fit
     // (with a few spilled registers).
     MMA(128, 128, 32, 64, 32, 4, 3, 2, 8, 1, 2),
