@@ -5,9 +5,9 @@
 //   2. tiled     tiles of A and B staged in shared memory, two __syncthreads per tile
 //   3. fast      register blocking: each thread computes an 8×8 patch of C from float4
 //                loads, with the next tile loaded while the current one is used
-//   4. tensor    the tensor cores (nvcuda::wmma, TF32) at FP32 accuracy: each operand split
-//                into a TF32 value and a TF32 residual, three products summed ("3xTF32");
-//                tensor_1xtf32 is the same kernel with one product, at TF32 accuracy
+//   4. tensor    the tensor cores (mma.sync with TF32 operands) at FP32 accuracy: each operand
+//                split into a TF32 value and a TF32 residual, three products summed
+//                ("3xTF32"); tensor_1xtf32 is the same kernel with one product, at TF32 accuracy
 // plus the explorations' uncoalesced twins of 1 and 2. Every kernel is right for any n: a
 // block that hangs over the edge of the matrix loads zeros there and stores nothing there.
 #include "matmul.h"
@@ -177,7 +177,7 @@ void matmul_tiled_uncoalesced(const float *A, const float *B, float *C, int n, i
 //
 // The template's parameters let labs/matmul/scripts/tune_fast.cu time other shapes; FastShape
 // and SmallShape below are the ones matmul_fast launches, the best it measured on an H100
-// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.89/*/fig*/ of cuBLAS at n = 4096).
+// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.90/*/fig*/ of cuBLAS at n = 4096).
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false,
           int GROUP_ = 0>
 struct TileShape {
@@ -426,52 +426,36 @@ void matmul_fast(const float *A, const float *B, float *C, int n)
 // ---- 4. tensor: FP32 accuracy from TF32 tensor cores ------------------------------------------
 //
 // A tensor core multiplies small matrices in one instruction: with TF32 operands (FP32's 8-bit
-// exponent, 10 of its 23 mantissa bits) and FP32 sums, a warp's 16 × 16 × 8 product is
-// 2048 multiply-adds, several times the FFMA rate of the multiprocessor. One TF32 product
-// loses FP32's last 13 bits of each operand: a relative error near 2^-11 per product, far
-// above the (n + 2) u bound the harness checks. The split keeps them: a = a_big + a_small,
-// a_big = tf32(a), a_small = tf32(a - a_big) (exact in FP32, and again TF32 to 2^-11 of itself),
-// so a·b = a_big·b_big + a_big·b_small + a_small·b_big + a_small·b_small, and the last term is
-// at most about 2^-22 of the product, a few units in FP32's last place, with a sign as likely
-// one way as the other, so that it cancels over a sum: three tensor-core products give an FP32
-// product ([NVIDIA CUTLASS n.d.]). The small terms go first, so that they meet the
-// accumulator while it is small.
+// exponent, 10 of its 23 mantissa bits) and FP32 sums, a warp's 16 × 8 × 8 product is 1024
+// multiply-adds, several times the FFMA rate of the multiprocessor. One TF32 product loses
+// FP32's last 13 bits of each operand: a relative error near 2^-11 per product, far above the
+// (n + 2) u bound the harness checks. The split keeps them: a = a_big + a_small, a_big = tf32(a),
+// a_small = a - a_big (exact in FP32, at most 2^-11 of a, and TF32 to 2^-11 of itself), so
+// a·b = a_big·b_big + a_big·b_small + a_small·b_big + a_small·b_small, and the last term is at
+// most about 2^-22 of the product, a few units in FP32's last place, with a sign as likely one
+// way as the other, so that it cancels over a sum: three tensor-core products give an FP32
+// product ([NVIDIA CUTLASS n.d.]). The small terms go first, so that they meet the accumulator
+// while it is small.
 //
 // Tensor cores add into their FP32 accumulator by truncation, not round to nearest
 // ([Fasi et al. 2021]); with positive terms the errors of n / 8 such sums add up instead of
-// cancelling. FLUSH: each k tile's products start from zero in a fragment of their own, which
-// is added to the FP32 sum with an ordinary, rounded addition (labs/matmul/NOTES.md measures
-// both: 1.1e-6 against 7.0e-5 largest relative error at n = 4096).
+// cancelling. FLUSH: each k tile's products start from zero in registers of their own, which
+// are added to the FP32 sum with ordinary, rounded additions (labs/matmul/NOTES.md measures
+// both: 8.5e-7 against 4.6e-5 largest relative error at n = 4096).
 //
-// The block computes a BM × BN tile of C; each warp a WM × WN piece of it as 16 × 16
-// accumulator fragments. The tiles of A and B come by cp.async (__pipeline_memcpy_async)
-// STAGES deep, so that the copies of the next tiles overlap the tensor-core work. Rows of the
-// shared tiles are padded (A by 4 floats, B by 8) so that a warp's fragment loads fall in 32
-// different banks. The result goes through shared memory to C, so that the edges of the matrix
-// are stored element by element with a bounds check.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int PASSES_, bool FLUSH_, int GROUP_ = 8>
-struct TensorShape {
-    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
-    static constexpr int STAGES = STAGES_;
-    static constexpr int PASSES = PASSES_;  // 3: 3xTF32 (FP32 accuracy); 1: TF32 alone
-    static constexpr bool FLUSH = FLUSH_;
-    static constexpr int GROUP = GROUP_;    // block rows per group in launch order (block_origin)
-    static constexpr int FM = WM / 16, FN = WN / 16;  // a warp's accumulator fragments
-    static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
-    static constexpr int A_STRIDE = BK + 4, B_STRIDE = BN + 8, C_STRIDE = BN + 4;  // floats a row
-    static constexpr int A_FLOATS = BM * A_STRIDE, B_FLOATS = BK * B_STRIDE;     // one stage
-    static constexpr int PIPE_BYTES = STAGES * (A_FLOATS + B_FLOATS) * 4;
-    static constexpr int C_BYTES = BM * C_STRIDE * 4;
-    static constexpr int SHARED_BYTES = PIPE_BYTES > C_BYTES ? PIPE_BYTES : C_BYTES;
-    static_assert(PASSES == 1 || PASSES == 3, "3xTF32 or 1xTF32");
-    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0 && BK % 8 == 0,
-                  "warps tile the block with 16 x 16 x 8 fragments");
-    static_assert(BM * BK % (4 * THREADS) == 0 && BK * BN % (4 * THREADS) == 0,
-                  "every thread copies the same number of 16-byte chunks");
-    // wmma needs 32-byte aligned fragment pointers: every stage and fragment offset keeps it.
-    static_assert(A_FLOATS % 8 == 0 && B_FLOATS % 8 == 0 && (16 * A_STRIDE) % 8 == 0 && (8 * B_STRIDE) % 8 == 0,
-                  "shared tiles keep fragments 32-byte aligned");
-};
+// The instruction is PTX's mma.sync.m16n8k8 ([NVIDIA PTX ISA n.d.], "Matrix fragments for
+// mma.m16n8k8"), whose fragment layout is documented: lane l (g = l / 4, t = l % 4) holds A's
+// (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), B's (t, g) and (t + 4, g), and C's (g, 2t),
+// (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1). So each lane reads its own elements from shared
+// memory (one 4-byte load each, in 32 different banks with the rows padded as below) and splits
+// them in its registers, and the warp issues the small products of all its pieces before the
+// big ones: the three products of one piece of C depend on each other, the 16 pieces of a warp
+// do not. (nvcuda::wmma reaches the same instruction, but hides the layout: a fragment is loaded
+// whole, and split element by element with a rounding of 4 instructions; that first version ran
+// at 0.71 of cuBLAS SGEMM on an H200, this one at 1.1 to 1.2: NOTES.md.) The block computes a BM × BN tile of C,
+// each warp a WM × WN piece of it; the tiles of A and B come by cp.async
+// (__pipeline_memcpy_async), STAGES deep, so that the copies of the next tiles overlap the
+// tensor-core work.
 
 // TF32 fragments exist from compute capability 8.0 (Ampere) on: for an older GPU's build
 // (ARCH=sm_75) the device code below compiles to a trap and matmul_tensor says why.
@@ -480,11 +464,6 @@ struct TensorShape {
 #endif
 
 namespace wmma = nvcuda::wmma;
-#ifdef TENSOR_CORES_TF32
-using TensorA = wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
-using TensorB = wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>;
-using TensorAcc = wmma::fragment<wmma::accumulator, 16, 16, 8, float>;
-#endif
 
 // Starts the copies of the k tile at k0 into one stage. VEC4 (n % 4 == 0): 16 bytes at a time;
 // otherwise 4. Elements past the edge of the matrix are zero-filled (nothing is read there).
@@ -529,94 +508,223 @@ __device__ __forceinline__ void copy_tensor_tiles(const float *A, const float *B
     }
 }
 
+// The shapes tune_tensor.cu tries; matmul_tensor launches one of them (at the end of this part).
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int PASSES_, int FLUSH_, int GROUP_ = 8,
+          int MIN_BLOCKS_ = 1, int SPLIT_ = 1, bool PRESPLIT_ = false>
+struct MmaShape {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
+    static constexpr int STAGES = STAGES_;
+    static constexpr int PASSES = PASSES_;  // 3: 3xTF32 (FP32 accuracy); 1: TF32 alone
+    // How the truncating accumulator is kept from adding up errors: 0 not at all; 1 each k
+    // tile summed from zero in registers of its own (as many again as the accumulators, which
+    // is what keeps a warp's piece at 64 × 32); 2 each k step of 8 (the three products of one piece) summed from zero
+    // and added at once: 4 registers a piece in flight, 4 additions a piece a step.
+    static constexpr int FLUSH = FLUSH_;
+    static_assert(FLUSH >= 0 && FLUSH <= 2, "FLUSH 0 to 2");
+    static constexpr int GROUP = GROUP_;
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // blocks a multiprocessor: caps the registers
+    static constexpr int SPLIT = SPLIT_;  // how x becomes big + small: split_tf32_bits
+    static_assert(SPLIT >= 0 && SPLIT <= 3, "SPLIT 0 to 3");
+    // PRESPLIT: each tile split once, in shared memory, as soon as it lands (big in place of
+    // the tile, small in a tile of its own), instead of by each warp that reads it: A's
+    // elements are read by BN / WN warps, B's by BM / WM. Twice the fragment loads, one more
+    // barrier a tile.
+    static constexpr bool PRESPLIT = PRESPLIT_ && PASSES == 3;
+    static constexpr int FM = WM / 16, FN = WN / 8;  // a warp's m16n8 pieces of C
+    static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
+    // A's rows padded by 4 floats: lane (g, t) reads bank 4g + t (BK = 32) or 20g + t (BK = 16),
+    // 32 different banks; B's by 8: bank 8t + g.
+    static constexpr int A_STRIDE = BK + 4, B_STRIDE = BN + 8;
+    static constexpr int A_FLOATS = BM * A_STRIDE, B_FLOATS = BK * B_STRIDE;
+    static constexpr int SHARED_BYTES = (STAGES + (PRESPLIT ? 1 : 0)) * (A_FLOATS + B_FLOATS) * 4;
+    static_assert(SHARED_BYTES <= 227 * 1024, "more shared memory than a block may have (227 KiB on Hopper)");
+    static_assert(PASSES == 1 || PASSES == 3, "3xTF32 or 1xTF32");
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0 && BK % 8 == 0 && BN % 32 == 0,
+                  "warps tile the block with m16n8k8 pieces");
+    static_assert(BM * BK % (4 * THREADS) == 0 && BK * BN % (4 * THREADS) == 0,
+                  "every thread copies the same number of 16-byte chunks");
+};
+
 #ifdef TENSOR_CORES_TF32
-// x = big + small, both TF32 (small: what TF32 rounding dropped from x, itself rounded).
-template <class Fragment>
-__device__ __forceinline__ void split_tf32(const Fragment &x, Fragment &big, Fragment &small)
+// d += a·b on one m16n8k8 piece, TF32 operands (their low 13 bits ignored), FP32 accumulator.
+__device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
 {
-#pragma unroll
-    for (int e = 0; e < x.num_elements; ++e) {
-        float high = wmma::__float_to_tf32(x.x[e]);
-        big.x[e] = high;
-        small.x[e] = wmma::__float_to_tf32(x.x[e] - high);
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// x rounded to TF32, to nearest with ties away from zero, as the bits mma.sync takes: what
+// __float_to_tf32 (cvt.rna) gives for every finite x, in 2 integer instructions where
+// cvt.rna takes 4 (it also keeps NaN a NaN; a NaN here gives NaN or infinity, and C NaN).
+__device__ __forceinline__ unsigned tf32_rounded_bits(float x) { return (__float_as_uint(x) + 0x1000u) & 0xffffe000u; }
+
+// x = big + small, the halves as the bits mma.sync takes (it ignores the low 13 bits: an
+// unrounded small is truncated toward zero). SPLIT 0: both rounded by cvt.rna (wmma's kernel);
+// 1: both rounded, by tf32_rounded_bits; 2: big rounded, small truncated (|small| <= 2^-11 |x|,
+// its truncation up to 2^-21 |x|, of either sign as small is); 3: big truncated (one AND),
+// small rounded (|small| < 2^-10 |x|, rounded to 2^-21 |x|).
+template <int SPLIT>
+__device__ __forceinline__ void split_tf32_bits(float x, unsigned &big, unsigned &small)
+{
+    if (SPLIT == 0) {
+        float high = wmma::__float_to_tf32(x);
+        big = __float_as_uint(high);
+        small = __float_as_uint(wmma::__float_to_tf32(x - high));
+    } else {
+        big = SPLIT == 3 ? __float_as_uint(x) & 0xffffe000u : tf32_rounded_bits(x);
+        float low = x - __uint_as_float(big);
+        small = SPLIT == 2 ? __float_as_uint(low) : tf32_rounded_bits(low);
     }
 }
 
-template <class Fragment>
-__device__ __forceinline__ void round_tf32(Fragment &x)
+// Splits the tile that has landed in one stage, once: big in place, small into the tiles of
+// small halves (PRESPLIT). 16 bytes at a time: the rows' pitches keep every float4 aligned.
+template <class S>
+__device__ __forceinline__ void presplit_tile(float *As, float *Bs, float *As_small, float *Bs_small)
 {
+    auto split4 = [](float *tile, float *small_tile, int at) {
+        float4 x = *reinterpret_cast<const float4 *>(tile + at);
+        uint4 big, small;
+        split_tf32_bits<S::SPLIT>(x.x, big.x, small.x);
+        split_tf32_bits<S::SPLIT>(x.y, big.y, small.y);
+        split_tf32_bits<S::SPLIT>(x.z, big.z, small.z);
+        split_tf32_bits<S::SPLIT>(x.w, big.w, small.w);
+        *reinterpret_cast<uint4 *>(tile + at) = big;
+        *reinterpret_cast<uint4 *>(small_tile + at) = small;
+    };
 #pragma unroll
-    for (int e = 0; e < x.num_elements; ++e)
-        x.x[e] = wmma::__float_to_tf32(x.x[e]);
+    for (int i = 0; i < S::BM * S::BK / 4 / S::THREADS; ++i) {
+        int chunk = threadIdx.x + i * S::THREADS;
+        split4(As, As_small, (chunk / (S::BK / 4)) * S::A_STRIDE + (chunk % (S::BK / 4)) * 4);
+    }
+#pragma unroll
+    for (int i = 0; i < S::BK * S::BN / 4 / S::THREADS; ++i) {
+        int chunk = threadIdx.x + i * S::THREADS;
+        split4(Bs, Bs_small, (chunk / (S::BN / 4)) * S::B_STRIDE + (chunk % (S::BN / 4)) * 4);
+    }
 }
 
-// One k tile (one shared-memory stage) into the warp's accumulators.
+// One k tile (one shared-memory stage) into the warp's accumulators. With PRESPLIT, As and Bs
+// hold the big halves and As_small, Bs_small the small ones; otherwise the warp splits.
 template <class S>
-__device__ __forceinline__ void multiply_tensor_tile(const float *As, const float *Bs, int wm, int wn,
-                                                     TensorAcc (&acc)[S::FM][S::FN])
+__device__ __forceinline__ void multiply_mma_tile(const float *As, const float *Bs, const float *As_small,
+                                                  const float *Bs_small, int wm, int wn, int lane,
+                                                  float (&acc)[S::FM][S::FN][4])
 {
+    const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int kk = 0; kk < S::BK; kk += 8) {
-        TensorA a_big[S::FM], a_small[S::PASSES == 3 ? S::FM : 1];
-        TensorB b_big[S::FN], b_small[S::PASSES == 3 ? S::FN : 1];
+        unsigned a_big[S::FM][4], a_small[S::PASSES == 3 ? S::FM : 1][4];
+        unsigned b_big[S::FN][2], b_small[S::PASSES == 3 ? S::FN : 1][2];
 #pragma unroll
         for (int i = 0; i < S::FM; ++i) {
-            TensorA loaded;
-            wmma::load_matrix_sync(loaded, As + (wm + 16 * i) * S::A_STRIDE + kk, S::A_STRIDE);
-            if constexpr (S::PASSES == 3) {
-                split_tf32(loaded, a_big[i], a_small[i]);
-            } else {
-                round_tf32(loaded);
-                a_big[i] = loaded;
+            const int at = (wm + 16 * i + g) * S::A_STRIDE + kk + t;
+            const int offsets[4] = {0, 8 * S::A_STRIDE, 4, 8 * S::A_STRIDE + 4};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float loaded = As[at + offsets[e]];
+                if constexpr (S::PRESPLIT) {
+                    a_big[i][e] = __float_as_uint(loaded);
+                    a_small[i][e] = __float_as_uint(As_small[at + offsets[e]]);
+                } else if constexpr (S::PASSES == 3) {
+                    split_tf32_bits<S::SPLIT>(loaded, a_big[i][e], a_small[i][e]);
+                } else {
+                    a_big[i][e] = tf32_rounded_bits(loaded);
+                }
             }
         }
 #pragma unroll
         for (int j = 0; j < S::FN; ++j) {
-            TensorB loaded;
-            wmma::load_matrix_sync(loaded, Bs + kk * S::B_STRIDE + wn + 16 * j, S::B_STRIDE);
-            if constexpr (S::PASSES == 3) {
-                split_tf32(loaded, b_big[j], b_small[j]);
-            } else {
-                round_tf32(loaded);
-                b_big[j] = loaded;
+            const int at = (kk + t) * S::B_STRIDE + wn + 8 * j + g;
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                float loaded = Bs[at + e * 4 * S::B_STRIDE];
+                if constexpr (S::PRESPLIT) {
+                    b_big[j][e] = __float_as_uint(loaded);
+                    b_small[j][e] = __float_as_uint(Bs_small[at + e * 4 * S::B_STRIDE]);
+                } else if constexpr (S::PASSES == 3) {
+                    split_tf32_bits<S::SPLIT>(loaded, b_big[j][e], b_small[j][e]);
+                } else {
+                    b_big[j][e] = tf32_rounded_bits(loaded);
+                }
             }
+        }
+        if constexpr (S::FLUSH == 2) {
+            // A column of pieces at a time: its products summed from zero, then added.
+#pragma unroll
+            for (int j = 0; j < S::FN; ++j) {
+                float step[S::FM][4];
+#pragma unroll
+                for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        step[i][q] = 0.0f;
+                if constexpr (S::PASSES == 3) {
+#pragma unroll
+                    for (int i = 0; i < S::FM; ++i)
+                        mma_m16n8k8_tf32(step[i], a_small[i], b_big[j]);
+#pragma unroll
+                    for (int i = 0; i < S::FM; ++i)
+                        mma_m16n8k8_tf32(step[i], a_big[i], b_small[j]);
+                }
+#pragma unroll
+                for (int i = 0; i < S::FM; ++i)
+                    mma_m16n8k8_tf32(step[i], a_big[i], b_big[j]);
+#pragma unroll
+                for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        acc[i][j][q] += step[i][q];
+            }
+            continue;
+        }
+        if constexpr (S::PASSES == 3) {
+#pragma unroll
+            for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+                for (int j = 0; j < S::FN; ++j)
+                    mma_m16n8k8_tf32(acc[i][j], a_small[i], b_big[j]);
+#pragma unroll
+            for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+                for (int j = 0; j < S::FN; ++j)
+                    mma_m16n8k8_tf32(acc[i][j], a_big[i], b_small[j]);
         }
 #pragma unroll
         for (int i = 0; i < S::FM; ++i)
 #pragma unroll
-            for (int j = 0; j < S::FN; ++j) {
-                if constexpr (S::PASSES == 3) {
-                    wmma::mma_sync(acc[i][j], a_small[i], b_big[j], acc[i][j]);
-                    wmma::mma_sync(acc[i][j], a_big[i], b_small[j], acc[i][j]);
-                }
-                wmma::mma_sync(acc[i][j], a_big[i], b_big[j], acc[i][j]);
-            }
+            for (int j = 0; j < S::FN; ++j)
+                mma_m16n8k8_tf32(acc[i][j], a_big[i], b_big[j]);
     }
 }
-
 #endif  // TENSOR_CORES_TF32
 
 template <class S, bool VEC4>
-__global__ void __launch_bounds__(S::THREADS)
-tensor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)
+__global__ void __launch_bounds__(S::THREADS, S::MIN_BLOCKS)
+mma_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)
 {
 #ifndef TENSOR_CORES_TF32
-    __trap();  // launch_tensor refuses such a GPU before launching
+    __trap();  // launch_mma refuses such a GPU before launching
 #else
-    extern __shared__ __align__(128) float tensor_shared[];
-    float *As = tensor_shared, *Bs = tensor_shared + S::STAGES * S::A_FLOATS;
+    extern __shared__ __align__(128) float mma_shared[];
+    float *As = mma_shared, *Bs = mma_shared + S::STAGES * S::A_FLOATS;
+    float *As_small = Bs + S::STAGES * S::B_FLOATS, *Bs_small = As_small + S::A_FLOATS;  // PRESPLIT's
 
     const int2 origin = block_origin<S>();
     const int bm = origin.x, bn = origin.y;
-    const int warp = threadIdx.x / 32;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm = (warp / (S::BN / S::WN)) * S::WM, wn = (warp % (S::BN / S::WN)) * S::WN;
 
-    TensorAcc acc[S::FM][S::FN], part[S::FLUSH ? S::FM : 1][S::FLUSH ? S::FN : 1];
+    float acc[S::FM][S::FN][4], part[S::FLUSH == 1 ? S::FM : 1][S::FLUSH == 1 ? S::FN : 1][4];
 #pragma unroll
     for (int i = 0; i < S::FM; ++i)
 #pragma unroll
         for (int j = 0; j < S::FN; ++j)
-            wmma::fill_fragment(acc[i][j], 0.0f);
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                acc[i][j][q] = 0.0f;
 
     const int tiles = (n + S::BK - 1) / S::BK;
     // The first STAGES - 1 tiles in flight; one commit group per tile, empty past the last,
@@ -628,102 +736,110 @@ tensor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *_
     }
     for (int t = 0; t < tiles; ++t) {
         __pipeline_wait_prior(S::STAGES - 2);
-        // Tile t is in every thread's view, and every warp is done with tile t - 1, whose
-        // stage the copies below refill.
-        __syncthreads();
+        __syncthreads();  // tile t in every thread's view; every warp done with tile t - 1's stage
         int next = t + S::STAGES - 1, next_stage = next % S::STAGES, stage = t % S::STAGES;
         if (next < tiles)
             copy_tensor_tiles<S, VEC4>(A, B, n, bm, bn, next * S::BK, As + next_stage * S::A_FLOATS,
                                        Bs + next_stage * S::B_FLOATS);
         __pipeline_commit();
-        if constexpr (S::FLUSH) {
+        float *As_tile = As + stage * S::A_FLOATS, *Bs_tile = Bs + stage * S::B_FLOATS;
+        if constexpr (S::PRESPLIT) {
+            presplit_tile<S>(As_tile, Bs_tile, As_small, Bs_small);
+            __syncthreads();  // the whole tile split before any warp reads it
+        }
+        if constexpr (S::FLUSH == 1) {
 #pragma unroll
             for (int i = 0; i < S::FM; ++i)
 #pragma unroll
                 for (int j = 0; j < S::FN; ++j)
-                    wmma::fill_fragment(part[i][j], 0.0f);
-            multiply_tensor_tile<S>(As + stage * S::A_FLOATS, Bs + stage * S::B_FLOATS, wm, wn, part);
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        part[i][j][q] = 0.0f;
+            multiply_mma_tile<S>(As_tile, Bs_tile, As_small, Bs_small, wm, wn, lane, part);
 #pragma unroll
             for (int i = 0; i < S::FM; ++i)
 #pragma unroll
                 for (int j = 0; j < S::FN; ++j)
 #pragma unroll
-                    for (int e = 0; e < part[i][j].num_elements; ++e)
-                        acc[i][j].x[e] += part[i][j].x[e];
+                    for (int q = 0; q < 4; ++q)
+                        acc[i][j][q] += part[i][j][q];
         } else {
-            multiply_tensor_tile<S>(As + stage * S::A_FLOATS, Bs + stage * S::B_FLOATS, wm, wn, acc);
+            multiply_mma_tile<S>(As_tile, Bs_tile, As_small, Bs_small, wm, wn, lane, acc);
         }
     }
     __pipeline_wait_prior(0);
-    __syncthreads();  // every warp is done with the stages: they become the tile of C
 
-    float *Cs = tensor_shared;
+    // Straight from the registers: lane (g, t) holds two neighbours of a row, in rows g and
+    // g + 8 of each piece; a warp's store covers 8 rows of 32 contiguous bytes.
+    const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < S::FM; ++i)
 #pragma unroll
         for (int j = 0; j < S::FN; ++j)
-            wmma::store_matrix_sync(Cs + (wm + 16 * i) * S::C_STRIDE + wn + 16 * j, acc[i][j], S::C_STRIDE,
-                                    wmma::mem_row_major);
-    __syncthreads();
-    // A warp stores whole rows: 16-byte stores inside the matrix when n % 4 == 0.
-    for (int v = threadIdx.x; v < S::BM * S::BN / 4; v += S::THREADS) {
-        int m = v / (S::BN / 4), c = (v % (S::BN / 4)) * 4;
-        int row = bm + m, col = bn + c;
-        if (row >= n)
-            continue;
-        const float *src = Cs + m * S::C_STRIDE + c;
-        float *dst = C + (size_t)row * n + col;
-        if (VEC4 && col < n) {
-            *reinterpret_cast<float4 *>(dst) = *reinterpret_cast<const float4 *>(src);
-        } else if (!VEC4) {
-            for (int e = 0; e < 4 && col + e < n; ++e)
-                dst[e] = src[e];
-        }
-    }
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                int row = bm + wm + 16 * i + g + 8 * half, col = bn + wn + 8 * j + 2 * t;
+                if (row >= n || col >= n)
+                    continue;
+                float *dst = C + (size_t)row * n + col;
+                if (VEC4) {  // n even: col + 1 < n, and dst is 8-byte aligned
+                    *reinterpret_cast<float2 *>(dst) = make_float2(acc[i][j][2 * half], acc[i][j][2 * half + 1]);
+                } else {
+                    dst[0] = acc[i][j][2 * half];
+                    if (col + 1 < n)
+                        dst[1] = acc[i][j][2 * half + 1];
+                }
+            }
 #endif
 }
 
-template <class S>
-static void launch_tensor(const float *A, const float *B, float *C, int n)
+// The compute capability check and the shared-memory opt-in, once per kernel.
+template <class Kernel>
+static void prepare_tensor_kernel(Kernel kernel, int shared_bytes)
 {
-    // Past 48 KiB of shared memory a kernel must ask for it, once; and TF32 needs Ampere or later.
-    static bool opted_in = false;
-    if (!opted_in) {
-        int device = 0, major = 0, minor = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-        if (major < 8) {
-            fprintf(stderr, "matmul_tensor: TF32 tensor cores need a GPU of compute capability 8.0 or later "
-                            "(Ampere, Hopper); this one is %d.%d. Run the tensor kernels on such a GPU, or under "
-                            "the CPU emulator (EMU=1)\n", major, minor);
-            exit(LAB_EXIT_USAGE);
-        }
-        CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<S, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        S::SHARED_BYTES));
-        CUDA_CHECK(cudaFuncSetAttribute(tensor_kernel<S, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        S::SHARED_BYTES));
-        opted_in = true;
+    int device = 0, major = 0, minor = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    if (major < 8) {
+        fprintf(stderr, "matmul_tensor: TF32 tensor cores need a GPU of compute capability 8.0 or later "
+                        "(Ampere, Hopper); this one is %d.%d. Run the tensor kernels on such a GPU, or under "
+                        "the CPU emulator (EMU=1)\n", major, minor);
+        exit(LAB_EXIT_USAGE);
+    }
+    // Past 48 KiB of shared memory a kernel must ask for it.
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+}
+
+template <class S>
+static void launch_mma(const float *A, const float *B, float *C, int n)
+{
+    static bool prepared = false;
+    if (!prepared) {
+        prepare_tensor_kernel(mma_kernel<S, true>, S::SHARED_BYTES);
+        prepare_tensor_kernel(mma_kernel<S, false>, S::SHARED_BYTES);
+        prepared = true;
     }
     dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
+    // The float2 stores need n even; the 16-byte copies n % 4 == 0.
     if (n % 4 == 0)
-        tensor_kernel<S, true><<<grid, S::THREADS, S::SHARED_BYTES>>>(A, B, C, n);
+        mma_kernel<S, true><<<grid, S::THREADS, S::SHARED_BYTES>>>(A, B, C, n);
     else
-        tensor_kernel<S, false><<<grid, S::THREADS, S::SHARED_BYTES>>>(A, B, C, n);
+        mma_kernel<S, false><<<grid, S::THREADS, S::SHARED_BYTES>>>(A, B, C, n);
     CUDA_CHECK_LAUNCH();
 }
 
-// The shapes matmul_tensor launches, the fastest that labs/matmul/scripts/tune_tensor.cu measured
-// on an H200 (labs/matmul/NOTES.md, "The tensor kernel"). 3xTF32 with FLUSH: 64 accumulator
-// and 64 partial-sum registers a thread leave no room for 64 x 64 warp pieces (those spill);
-// 1xTF32 needs no partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments
-// per tensor-core product.
-using TensorShape3 = TensorShape<128, 128, 32, 64, 32, 2, 3, true>;
-using TensorShape1 = TensorShape<128, 256, 32, 64, 64, 3, 1, false>;
+// The shapes matmul_tensor launches, from labs/matmul/scripts/tune_tensor.cu's runs on an H200
+// (labs/matmul/NOTES.md, "The tensor kernel, second version"). 3xTF32 with FLUSH 1: 64
+// accumulator and 64 partial-sum registers a thread leave no room for 64 x 64 warp pieces
+// (those spill, and FLUSH 2's additions cost more than they save). SPLIT 1, both halves
+// rounded: SPLIT 2 (small truncated) ran 4% faster but a single product can then be off by
+// 2^-20 of itself, over the (n + 2) u bound at n = 1 (the case tensor-n1 under EMU=1). 1xTF32
+// needs no partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments per
+// product.
+using MmaShape3 = MmaShape<128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1>;
+using MmaShape1 = MmaShape<128, 256, 32, 64, 64, 3, 1, 0>;
 
-void matmul_tensor(const float *A, const float *B, float *C, int n) { launch_tensor<TensorShape3>(A, B, C, n); }
+void matmul_tensor(const float *A, const float *B, float *C, int n) { launch_mma<MmaShape3>(A, B, C, n); }
 
-void matmul_tensor_1xtf32(const float *A, const float *B, float *C, int n)
-{
-    launch_tensor<TensorShape1>(A, B, C, n);
-}
+void matmul_tensor_1xtf32(const float *A, const float *B, float *C, int n) { launch_mma<MmaShape1>(A, B, C, n); }

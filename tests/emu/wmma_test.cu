@@ -303,3 +303,71 @@ TEST(Wmma, RaceDetectorSeesFragmentsInSharedMemory)
         },
         ::testing::ExitedWithCode(0), "^$");
 }
+
+// Inline PTX mma.sync.m16n8k8 with TF32 operands (rewriter/inline_asm.py, cuda_emu/ptx_mma.h):
+// each lane passes the elements the PTX ISA's fragment layout gives it; D = A·B + C with the
+// operands' low 13 bits ignored. Both spellings of the accumulator: "+f" (C is D) and separate
+// "=f" outputs with C among the inputs.
+template <bool kSeparateC>
+__global__ void ptx_mma_m16n8k8(const float *A, const float *B, const float *C, float *D)
+{
+    const int lane = threadIdx.x, g = lane / 4, t = lane % 4;
+    unsigned a[4] = {__float_as_uint(A[g * 8 + t]), __float_as_uint(A[(g + 8) * 8 + t]),
+                     __float_as_uint(A[g * 8 + t + 4]), __float_as_uint(A[(g + 8) * 8 + t + 4])};
+    unsigned b[2] = {__float_as_uint(B[t * 8 + g]), __float_as_uint(B[(t + 4) * 8 + g])};
+    const int at[4] = {g * 8 + 2 * t, g * 8 + 2 * t + 1, (g + 8) * 8 + 2 * t, (g + 8) * 8 + 2 * t + 1};
+    float d[4];
+    if (kSeparateC) {
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%10,%11,%12,%13};"
+                     : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(C[at[0]]),
+                       "f"(C[at[1]]), "f"(C[at[2]]), "f"(C[at[3]]));
+    } else {
+        for (int q = 0; q < 4; ++q)
+            d[q] = C[at[q]];
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+            "{%0, %1, %2, %3};"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    }
+    for (int q = 0; q < 4; ++q)
+        D[at[q]] = d[q];
+}
+
+static float low_bits_dropped(float x)
+{
+    unsigned bits;
+    std::memcpy(&bits, &x, 4);
+    bits &= ~0x1fffu;
+    std::memcpy(&x, &bits, 4);
+    return x;
+}
+
+TEST(Wmma, InlinePtxMmaSyncM16n8k8Tf32)
+{
+    std::vector<float> a(16 * 8), b(8 * 8), c(16 * 8);
+    for (int i = 0; i < 16 * 8; ++i) {
+        a[i] = (float)(i % 13) - 6.0f + (i == 5 ? 0x1p-20f : 0.0f);  // one element with bits below TF32's
+        c[i] = 0.25f * (float)(i % 7);
+    }
+    for (int i = 0; i < 8 * 8; ++i)
+        b[i] = 0.5f * (float)(i % 11) - 2.0f;
+    DeviceArray<float> A(a), B(b), C(c), D(16 * 8);
+    for (bool separate_c : {false, true}) {
+        if (separate_c)
+            ptx_mma_m16n8k8<true><<<1, 32>>>(A.get(), B.get(), C.get(), D.get());
+        else
+            ptx_mma_m16n8k8<false><<<1, 32>>>(A.get(), B.get(), C.get(), D.get());
+        ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+        std::vector<float> got = D.host();
+        for (int row = 0; row < 16; ++row)
+            for (int col = 0; col < 8; ++col) {
+                double want = c[row * 8 + col];
+                for (int k = 0; k < 8; ++k)
+                    want += (double)low_bits_dropped(a[row * 8 + k]) * low_bits_dropped(b[k * 8 + col]);
+                EXPECT_EQ((float)want, got[row * 8 + col]) << "D(" << row << ", " << col << ")"
+                                                           << (separate_c ? ", C separate" : ", C is D");
+            }
+    }
+}

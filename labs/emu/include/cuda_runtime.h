@@ -20,6 +20,7 @@
 #include "cuda_emu/atomics.h"
 #include "cuda_emu/nv_atomics.h"
 #include "cuda_emu/block_sync.h"
+#include "cuda_emu/ptx_mma.h"
 #include "cuda_emu/device_misc.h"
 #include "cuda_emu/launch.h"
 #include "cuda_emu/math_intrinsics.h"

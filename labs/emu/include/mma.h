@@ -39,11 +39,10 @@
 
 #include "cuda_emu/block_sync.h"
 #include "cuda_emu/memory_access.h"
+#include "cuda_emu/ptx_mma.h"  // note_warp_matrix_op
 #include "cuda_fp16.h"
 
 namespace cudaemu {
-void note_warp_matrix_op();  // the profile's count, once a warp (src/engine/device_entry_points.cpp)
-
 // The site of a load_matrix_sync or store_matrix_sync, from the caller's file and line
 // (__builtin_FILE and __builtin_LINE as default arguments: the student's, through the
 // rewriter's #line), made once and kept to the very end: the checkers keep pointers to sites

@@ -19,6 +19,14 @@ CUDA C++ function that computes the same (stereoDisparity's sum of absolute diff
 
     asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
  -> (void)((r) = (::__vsadu4((a), (b)) + (c)));
+
+And a lone tensor-core instruction of MMA_INSTRUCTIONS, its fragments in braces, becomes the
+emulator's warp-wide function of include/cuda_emu/ptx_mma.h, the outputs passed by reference
+(a "+f" output read as its own input where the instruction names it again):
+
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};" : "+f"(d[0]), ... : "r"(a[0]), ..., "r"(b[1]));
+ -> (void)(::cudaemu::ptx_mma_m16n8k8_tf32((d[0]), ..., (a[0]), ..., (b[1]), (d[0]), ..., (d[3])))
 """
 
 import re
@@ -44,6 +52,11 @@ KNOWN_INSTRUCTIONS = {
     "rsqrt.approx.f32": (1, "::rsqrtf({0})"),
     "rsqrt.approx.ftz.f32": (1, "::rsqrtf({0})"),
 }
+# instruction -> (the emulator's function, the number of registers in each brace group: D, A, B, C)
+MMA_INSTRUCTIONS = {
+    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32": ("::cudaemu::ptx_mma_m16n8k8_tf32", (4, 4, 2, 4)),
+}
+CONSTRAINED = re.compile(r'\s*"(?P<kind>[=+]?&?)[rlfdn]"\s*\(((?:[^()]|\([^()]*\))*)\)\s*(?:,|\Z)', re.S)
 OPERANDS = re.compile(r'\s*:\s*"=[rlfd]"\s*\((?P<out>[^;]*?)\)\s*:(?P<inputs>.*)\)\Z', re.S)
 INPUT = re.compile(r'\s*"[rlfdn]"\s*\(((?:[^()]|\([^()]*\))*)\)\s*(?:,|\Z)', re.S)
 MESSAGE = ("inline PTX assembly (asm) cannot run on the CPU emulator: write it in CUDA C++ "
@@ -71,6 +84,10 @@ def inline_ptx_edits(text, tokens, in_code):
         if clock:
             edits.append((token.start, tokens[close_index].end,
                           f"(void)(({clock.group('out')}) = ::clock64())" + "\n" * newlines))
+            continue
+        mma = _mma_instruction(tokens, open_index, close_index, text)
+        if mma:
+            edits.append((token.start, tokens[close_index].end, f"(void)({mma})" + "\n" * newlines))
             continue
         known = _known_instruction(tokens, open_index, close_index, text)
         if known:
@@ -108,3 +125,54 @@ def _known_instruction(tokens, open_index, close_index, text):
     if len(inputs) != count:
         return None
     return f"({operands.group('out').strip()}) = ({expression.format(*inputs)})"
+
+
+def _constrained_list(section):
+    """[(kind, expression)] of a list of "constraint"(expression) operands; None if it is not one."""
+    operands, rest = [], section
+    while rest.strip():
+        one = CONSTRAINED.match(rest)
+        if not one:
+            return None
+        operands.append((one.group("kind"), one.group(2).strip()))
+        rest = rest[one.end():]
+    return operands
+
+
+def _mma_instruction(tokens, open_index, close_index, text):
+    """The call of the emulator's function for a lone instruction of MMA_INSTRUCTIONS whose
+    brace groups name operands %N of the statement (outputs first, then inputs, as in GCC's
+    numbering); None otherwise."""
+    strings, k = [], open_index + 1
+    while k < close_index and tokens[k].kind == "string":
+        strings.append(tokens[k].text[1:-1])
+        k += 1
+    match = re.fullmatch(r"\s*([a-z0-9.]+)\s+(.*?)\s*;?\s*", "".join(strings), re.S)
+    if not match or match.group(1) not in MMA_INSTRUCTIONS or k >= close_index:
+        return None
+    function, sizes = MMA_INSTRUCTIONS[match.group(1)]
+    groups = re.findall(r"\{([^{}]*)\}", match.group(2))
+    if len(groups) != len(sizes):
+        return None
+    numbers = [re.findall(r"%(\d+)", group) for group in groups]
+    if [len(group) for group in numbers] != list(sizes):
+        return None
+    sections, start, depth = [], tokens[k].start, 0
+    for token in tokens[k:close_index]:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(token.text, 0)
+        if token.text == ":" and depth == 0:
+            sections.append(text[start:token.start])
+            start = token.end
+    sections.append(text[start:tokens[close_index].start])
+    if len(sections) < 2 or sections[0].strip():
+        return None
+    outputs = _constrained_list(sections[1])
+    inputs = _constrained_list(sections[2]) if len(sections) > 2 else []
+    if outputs is None or inputs is None or not all(kind.startswith(("=", "+")) for kind, _ in outputs):
+        return None
+    operands = [expression for _, expression in outputs + inputs]
+    destinations = [int(n) for n in numbers[0]]
+    if any(n >= len(outputs) for n in destinations) or any(int(n) >= len(operands) for g in numbers[1:] for n in g):
+        return None
+    arguments = [operands[n] for n in destinations] + [operands[int(n)] for g in numbers[1:] for n in g]
+    return f"{function}(" + ", ".join(f"({a})" for a in arguments) + ")"

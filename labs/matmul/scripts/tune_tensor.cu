@@ -1,6 +1,6 @@
 // Times shapes of the reference solution's tensor kernel (3xTF32 and 1xTF32 on the tensor
 // cores) against cuBLAS SGEMM in FP32 and cuBLAS in TF32 mode, with each one's error against a
-// float64 product, to choose the TensorShape3 and TensorShape1 that matmul_tensor launches; and
+// float64 product, to choose the MmaShape3 and MmaShape1 that matmul_tensor launches; and
 // checks every candidate on awkward sizes. A developer's tool, not part of the lab's build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Ilabs/common -Ilabs/matmul -Isolutions/matmul \
@@ -11,7 +11,9 @@
 //   build/tune_tensor 2048 4096          times, TFLOP/s, ratio to cuBLAS SGEMM, max and mean
 //                                        relative error (64 sampled rows against float64)
 //
-// Shapes: <BM, BN, BK, WM, WN, STAGES, PASSES, FLUSH, GROUP> (TensorShape in matmul.c).
+// Shapes: wmma <BM, BN, BK, WM, WN, STAGES, PASSES, FLUSH, GROUP> (TensorShape, wmma_kernel.cuh);
+// mma <BM, BN, BK, WM, WN, STAGES, PASSES, FLUSH, GROUP, MIN_BLOCKS, SPLIT, PRESPLIT> (MmaShape in matmul.c).
+// labs/matmul/scripts/gpu_tensor.sh builds and runs both, with the bench.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,7 +21,10 @@
 #include <cstring>
 #include <vector>
 
-#include "matmul.c"  // the solution: tensor_kernel, TensorShape, matmul_tensor
+#include <cublas_v2.h>
+
+#include "matmul.c"  // the solution: mma_kernel, MmaShape, matmul_tensor
+#include "wmma_kernel.cuh"  // its first version, for comparison
 #include "reference.h"
 #include "tune_product.cuh"
 
@@ -31,29 +36,44 @@ struct Candidate {
 };
 
 #define SHAPE(...)                                                                            \
-    {"<" #__VA_ARGS__ ">", TensorShape<__VA_ARGS__>::PASSES, launch_tensor<TensorShape<__VA_ARGS__>>, \
+    {"wmma <" #__VA_ARGS__ ">", TensorShape<__VA_ARGS__>::PASSES, launch_tensor<TensorShape<__VA_ARGS__>>, \
      (const void *)tensor_kernel<TensorShape<__VA_ARGS__>, true>}
+#define MMA(...)                                                                            \
+    {"mma <" #__VA_ARGS__ ">", MmaShape<__VA_ARGS__>::PASSES, launch_mma<MmaShape<__VA_ARGS__>>, \
+     (const void *)mma_kernel<MmaShape<__VA_ARGS__>, true>}
 static const Candidate kCandidates[] = {
-    // 3xTF32: 8 warps of 64 x 32, with and without the per-tile flush; 2 to 4 stages.
-    SHAPE(128, 128, 32, 64, 32, 3, 3, true),
-    SHAPE(128, 128, 32, 64, 32, 3, 3, false),
-    SHAPE(128, 128, 32, 64, 32, 4, 3, true),
+    // wmma: the 3xTF32 shape the first tuning run chose (labs/matmul/NOTES.md), for comparison.
     SHAPE(128, 128, 32, 64, 32, 2, 3, true),
-    SHAPE(128, 128, 16, 64, 32, 4, 3, true),
-    // 4 warps of 64 x 64 (more work per fragment load), and 8 warps of 64 x 64 on 128 x 256.
-    SHAPE(128, 128, 32, 64, 64, 3, 3, false),
-    SHAPE(128, 128, 32, 64, 64, 3, 3, true),
-    SHAPE(128, 256, 32, 64, 64, 3, 3, false),
-    SHAPE(256, 128, 32, 64, 64, 3, 3, false),
-    SHAPE(128, 128, 32, 32, 64, 3, 3, true),
-    // 32 x 32 warp pieces: fewer registers a thread, more warps a multiprocessor.
-    SHAPE(128, 128, 32, 32, 32, 3, 3, true),
-    SHAPE(64, 128, 32, 32, 32, 3, 3, true),
-    SHAPE(128, 128, 32, 32, 32, 4, 3, false),
+    // mma.sync, 3xTF32, FLUSH 1 (each k tile from zero): 8 warps of 64 x 32; SPLIT 1 and 2.
+    MMA(128, 128, 32, 64, 32, 3, 3, 1, 8, 1, 1),
+    MMA(128, 128, 32, 64, 32, 3, 3, 1, 8, 1, 2),
+    MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 2),
+    MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1),
+    MMA(128, 128, 32, 64, 32, 4, 3, 1, 4, 1, 1),
+    MMA(128, 128, 32, 32, 64, 4, 3, 1, 8, 1, 1),
+    // k tiles of 64: half the barriers, the flush every 64 products
+    MMA(128, 128, 64, 64, 32, 3, 3, 1, 8, 1, 1),
+    MMA(128, 128, 64, 64, 32, 2, 3, 1, 8, 1, 1),
+    // FLUSH 2 (each k step from zero): no partial sums to keep, so 64 x 64 warp pieces fit
+    // (with a few spilled registers).
+    MMA(128, 128, 32, 64, 32, 4, 3, 2, 8, 1, 2),
+    MMA(128, 256, 32, 64, 64, 3, 3, 2, 8, 1, 2),
+    MMA(128, 256, 32, 64, 64, 4, 3, 2, 8, 1, 2),
+    MMA(256, 128, 32, 64, 64, 3, 3, 2, 8, 1, 2),
+    MMA(256, 128, 32, 64, 64, 4, 3, 2, 8, 1, 2),
+    MMA(256, 128, 16, 64, 64, 4, 3, 2, 8, 1, 2),
+    MMA(128, 128, 32, 64, 64, 4, 3, 2, 8, 1, 2),
+    MMA(256, 128, 32, 64, 64, 4, 3, 2, 4, 1, 2),
+    // the same with each tile split once in shared memory (PRESPLIT)
+    MMA(128, 256, 32, 64, 64, 3, 3, 2, 8, 1, 2, true),
+    MMA(256, 128, 32, 64, 64, 3, 3, 2, 8, 1, 2, true),
+    MMA(128, 256, 32, 64, 64, 3, 3, 2, 8, 1, 1, true),
+    // without any flush (truncating accumulator: the error grows with n): the speed it costs.
+    MMA(256, 128, 32, 64, 64, 3, 3, 0, 8, 1, 2),
+    MMA(128, 128, 32, 64, 32, 3, 3, 0, 8, 1, 2),
     // 1xTF32.
-    SHAPE(128, 128, 32, 64, 32, 3, 1, false),
-    SHAPE(128, 128, 32, 64, 64, 3, 1, false),
-    SHAPE(128, 256, 32, 64, 64, 3, 1, false),
+    MMA(128, 256, 32, 64, 64, 3, 1, 0),
+    MMA(256, 128, 32, 64, 64, 3, 1, 0),
 };
 
 struct Errors {
@@ -94,7 +114,7 @@ static int check_all()
             worst.see(c, errors_of(got, want, n, rows).max_rel / bound, n);
         }
     }
-    return worst.report(kCandidates, 44, "worst error / bound over n = 1 .. 1000", "its bound");
+    return worst.report(kCandidates, 52, "worst error / bound over n = 1 .. 1000", "its bound");
 }
 
 static void time_all(int n, int reps)
@@ -116,18 +136,18 @@ static void time_all(int n, int reps)
     };
     double flops = 2.0 * n * (double)n * n;
     printf("\nn = %d (errors: 64 rows against float64)\n", n);
-    printf("%-44s %5s %8s %8s %8s %8s %10s %10s\n", "candidate", "regs", "ms", "ms again", "TFLOP/s", "/SGEMM",
+    printf("%-52s %5s %8s %8s %8s %8s %10s %10s\n", "candidate", "regs", "ms", "ms again", "TFLOP/s", "/SGEMM",
            "max rel", "mean rel");
     auto sgemm = cublas(CUBLAS_COMPUTE_32F);
     float sgemm_ms = time_ms(sgemm, reps);
     Errors sgemm_err = errors_of(d.result_of(sgemm), want, n, rows);
     double sgemm_tflops = flops / (sgemm_ms * 1e9);
-    printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS SGEMM (CUBLAS_COMPUTE_32F)", "", sgemm_ms, "",
+    printf("%-52s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS SGEMM (CUBLAS_COMPUTE_32F)", "", sgemm_ms, "",
            sgemm_tflops, 1.0, sgemm_err.max_rel, sgemm_err.mean_rel);
     auto tf32 = cublas(CUBLAS_COMPUTE_32F_FAST_TF32);
     float tf32_ms = time_ms(tf32, reps);
     Errors tf32_err = errors_of(d.result_of(tf32), want, n, rows);
-    printf("%-44s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)", "",
+    printf("%-52s %5s %8.3f %8s %8.1f %8.3f %10.2e %10.2e\n", "cuBLAS TF32 (CUBLAS_COMPUTE_32F_FAST_TF32)", "",
            tf32_ms, "", flops / (tf32_ms * 1e9), sgemm_ms / tf32_ms, tf32_err.max_rel, tf32_err.mean_rel);
     for (const Candidate &c : kCandidates) {
         auto run = [&] { c.launch(d.A, d.B, d.C, n); };
@@ -135,7 +155,7 @@ static void time_all(int n, int reps)
         float ms = time_ms(run, reps), again = time_ms(run, reps);
         cudaFuncAttributes attr;
         CUDA_CHECK(cudaFuncGetAttributes(&attr, c.kernel));
-        printf("%-44s %5d %8.3f %8.3f %8.1f %8.3f %10.2e %10.2e%s\n", c.name, attr.numRegs, ms, again,
+        printf("%-52s %5d %8.3f %8.3f %8.1f %8.3f %10.2e %10.2e%s\n", c.name, attr.numRegs, ms, again,
                flops / (std::min(ms, again) * 1e9), sgemm_ms / std::min(ms, again), err.max_rel, err.mean_rel,
                attr.localSizeBytes ? "  (spills to local memory)" : "");
     }
