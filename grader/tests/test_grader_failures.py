@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 
 import pytest
@@ -36,8 +37,9 @@ def seed_kit_build_newer(kit):
     unpacked (zipfile gives them the time of unpacking) or written just now: make would otherwise
     build the emulator's runtime and the harness again (minutes), which is not under test here."""
     seed_kit_build(kit)
+    now = time.time()  # one time for all: no seeded object newer than what it goes into
     for path in (kit / "build").rglob("*"):
-        os.utime(path, follow_symlinks=False)
+        os.utime(path, (now, now), follow_symlinks=False)
 
 
 def grader_cli(*args, env=None, cwd=KIT_ROOT) -> subprocess.CompletedProcess:
