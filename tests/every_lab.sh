@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The checks that make test runs on one lab (to stay within CI's time), on every lab; a few
-# minutes more on 2 cores. From the kit's root:   bash tests/every_lab.sh
+# The checks that make test runs on one lab or a subset (to stay within CI's time), on every lab;
+# minutes a lab each on 2 cores. From the kit's root:   bash tests/every_lab.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LABKIT_EVERY_LAB=1 python3 -m pytest -q tests/authoring/test_dist.py -k "student_edition" "$@"
+# every reference solution under the emulator's checks (make test: without them, and two labs with)
+LABKIT_EVERY_LAB=1 python3 -m pytest -q grader/tests/test_labs_emu.py -k "emulators_checks" "$@"
 # the hostile corpus with the sandbox forced off, whole (make test grades the holes and the limits)
 python3 tests/hostile/corpus.py --sandbox off
+# every lab's handout walked through in the student edition (make test: lab 1's)
+python3 tests/kit/student_walkthrough.py

@@ -162,10 +162,12 @@ def _run_line(root: Path, handout: str, line: str) -> tuple[Outcome, str]:
 
 def prepare(root: Path, labs: tuple[str, ...] = ()) -> None:
     """Builds the labs (all of them when none are named) from the starters in the edition. The emulator's runtime, the same
-    sources in the kit and in the edition, is taken from the kit's own build when it has one."""
-    kit_runtime = KIT / "build" / "emu" / "plain"
-    if (kit_runtime / "libcudaemu.a").exists():
-        shutil.copytree(kit_runtime, root / "build" / "emu" / "plain", dirs_exist_ok=True)
+    sources in the kit and in the edition, is taken from the kit's own build when it has one: the plain one
+    and the AddressSanitizer one (make check grades with the emulator's checks)."""
+    for flavor in ("plain", "asan"):
+        kit_runtime = KIT / "build" / "emu" / flavor
+        if (kit_runtime / "libcudaemu.a").exists():
+            shutil.copytree(kit_runtime, root / "build" / "emu" / flavor, dirs_exist_ok=True)
     env = {**os.environ, "MAKEFLAGS": ""}
     env.pop("EMU", None)
     proc = subprocess.run(["make", "-s", "-k", f"-j{os.cpu_count() or 2}", *labs], cwd=root,

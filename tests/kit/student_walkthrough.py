@@ -4,8 +4,8 @@ that names it), then the work done and every command its handout shows, run as w
 unpacked edition. A handout command that stops working, or a message that stops saying what the
 program knows, shows here.
 
-    python3 tests/kit/student_walkthrough.py                  every lab (several minutes)
-    python3 tests/kit/student_walkthrough.py increment matmul  labs 1 and 2 (what `make test` runs:
+    python3 tests/kit/student_walkthrough.py                  every lab (several minutes; tests/every_lab.sh)
+    python3 tests/kit/student_walkthrough.py increment        lab 1 (what `make test` runs:
                                                                tests/kit/test_student_walkthrough.py)
     ... --kit DIR       walk an edition already unpacked in DIR (its starter/ files get changed)
     ... --keep          keep the unpacked edition and say where
