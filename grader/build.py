@@ -219,7 +219,7 @@ def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *,
     (build_dir / lab.id).mkdir(exist_ok=True)
 
     def wrap(argv: list[str], status_fd: int) -> list[str]:
-        return sandbox.wrap(argv, work=build_dir / lab.id, view=view, hide=lab.instructor_only_files(),
+        return sandbox.wrap(argv, work=build_dir / lab.id, view=view, hide=list(lab.instructor_only_files),
                             tmp_bytes=1024 * MB, status_fd=status_fd, chdir=KIT_ROOT, toolchain=True)
 
     confined = dict(own_pid_namespace=sandbox.own_pid_namespace, cleanup=sandbox.cleanup) if sandbox.active else {}

@@ -70,7 +70,7 @@ class Grader:
         self.cases = cases
         self.sanitize = (checks and not emu) if sanitize is None else sanitize
         self.gpus = 0 if emu else gpu_count()
-        hide = [BUILD_DIR, *lab.instructor_only_files()]
+        hide = [BUILD_DIR, *lab.instructor_only_files]
         for path in (secret_file, os.environ.get("LABKIT_SECRET_FILE")):
             if path:
                 hide.append(Path(path).resolve())

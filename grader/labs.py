@@ -107,10 +107,9 @@ class Lab:
     no_peer_counts: tuple[int, ...] = ()  # of those, the counts emulated without peer access
     hidden_recipes: tuple[dict, ...] = ()  # cases.toml's [[hidden]] (grader/hidden.py draws the cases)
     instructor_only: tuple[str, ...] = ()  # [dist]: kit-relative globs the student edition leaves out
-
-    def instructor_only_files(self) -> list[Path]:
-        """What of the kit no student sees (the edition leaves it out, a sandbox hides it)."""
-        return sorted({path for pattern in self.instructor_only for path in KIT_ROOT.glob(pattern)})
+    # What of the kit no student sees (the edition leaves it out, a sandbox hides it): the files
+    # those globs name, found when the lab is loaded.
+    instructor_only_files: tuple[Path, ...] = ()
     work: WorkRules = WorkRules()  # [work]: what the run must have done (grader/work.py)
     evidence: EvidenceRules = EvidenceRules()  # [evidence]: the GPU record against the emulated run
 
@@ -287,6 +286,7 @@ def load_lab(lab_id: str) -> Lab:
         no_peer_counts=no_peer_counts,
         hidden_recipes=tuple(cases_toml.get("hidden", [])),
         instructor_only=instructor_only,
+        instructor_only_files=tuple(sorted({path for pattern in instructor_only for path in KIT_ROOT.glob(pattern)})),
         work=work,
         evidence=evidence,
     )
