@@ -402,3 +402,14 @@ def test_a_template_kernel_launched_with_some_template_arguments_deduces_the_res
     nvcc(["partial.cu", "-o", "partial"], tmp_path)
     ran = subprocess.run([str(tmp_path / "partial")], capture_output=True, text=True, timeout=60)
     assert ran.stdout.split() == ["6", "7"], ran.stdout + ran.stderr
+
+
+def test_device_code_gets_per_loop_register_allocation_from_gcc_only(tmp_path):
+    # An accumulator live across __syncthreads() stays in a register within the inner loop
+    # (nvcc-emu's device_code_tuning says why); clang does not take the option.
+    write(tmp_path, "k.cu", "__global__ void k(float *x) { x[0] = 1; }\n")
+    gcc = nvcc(["-dryrun", "-c", "k.cu", "-o", "k.o"], tmp_path, env={"EMU_CXX": "g++"}).stderr
+    assert re.search(r"^#\$ g\+\+ .*-fira-region=all .*k\.cu\.emu\.cpp", gcc, re.M), gcc
+    if shutil.which("clang++"):
+        clang = nvcc(["-dryrun", "-c", "k.cu", "-o", "k.o"], tmp_path, env={"EMU_CXX": "clang++"}).stderr
+        assert "k.cu.emu.cpp" in clang and "-fira-region" not in clang, clang
