@@ -303,7 +303,11 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
     write(checkout, "cpp/good/good.cu", """\
         #include <cstdio>
         __global__ void one(int *x) { *x = 1; }
-        int main() { int *x; cudaMallocManaged(&x, 4); one<<<1, 1>>>(x); cudaDeviceSynchronize(); return *x == 1 ? 0 : 1; }
+        int main()
+        {
+            for (volatile long spin = 0; spin < 200000000; spin = spin + 1) {}  // CPU time the run reports
+            int *x; cudaMallocManaged(&x, 4); one<<<1, 1>>>(x); cudaDeviceSynchronize(); return *x == 1 ? 0 : 1;
+        }
         """)
     write(checkout, "cpp/good/helper.cpp", "int helper() { return 0; }\n")
     write(checkout, "cpp/bad/bad.cu", "int main() { return 3; }\n")
@@ -325,6 +329,7 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
         "cuda-samples/good": "passed", "cuda-samples/bad": "failed", "cuda-samples/broken": "build_failed",
         "cuda-samples/gone": "not_found", "cuda-samples/needs_data": "input_missing",
         "cuda-samples/says_failed": "failed"}
+    assert results["cuda-samples/good"]["cpu_s"] >= 0.1
     assert "missing" in results["cuda-samples/broken"]["detail"]
     assert "Test failed!" in results["cuda-samples/says_failed"]["detail"]
     assert result.returncode == 1 and "regressions (passed in the baseline): cuda-samples/bad" in result.stdout
