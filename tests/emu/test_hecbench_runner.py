@@ -67,7 +67,7 @@ def test_programs_are_built_run_and_classified(tmp_path):
     program(src, "dvc-cuda", '#include "packed.hpp"\nint main() {}\n')
     (src / "dvc-cuda" / "data.tar.gz.dvc").write_text("outs: []\n")
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
-                             "--jobs", "4", "--json", str(tmp_path / "results.json")], capture_output=True, text=True)
+                             "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     results = json.loads((tmp_path / "results.json").read_text())
     assert {name: r["status"] for name, r in results.items()} == {
@@ -77,4 +77,5 @@ def test_programs_are_built_run_and_classified(tmp_path):
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
     assert results["blas-cuda"]["detail"] == "uses cuBLAS"
     assert results["dvc-cuda"]["detail"].startswith("its build needs files kept in DVC (data.tar.gz.dvc)")
+    assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
     assert "3 of 8 (37.5%) pass overall; 3 of 7 (42.9%) of the runtime-API programs" in result.stdout

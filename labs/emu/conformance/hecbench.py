@@ -292,6 +292,9 @@ def main(argv=None):
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--log", metavar="FILE", help="append each result as a JSON line as it comes")
     parser.add_argument("--markdown", metavar="FILE", help="write the summary and the table as Markdown")
+    parser.add_argument("--snapshot", metavar="COMMIT",
+                        help="the HeCBench commit the checkout holds, where it is an export rather than a git "
+                             "clone (default: the clone's HEAD)")
     args = parser.parse_args(argv)
 
     source = os.path.join(os.path.abspath(args.hecbench), "src")
@@ -315,8 +318,8 @@ def main(argv=None):
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = dict(pool.map(evaluate_and_print, folders))
-    snapshot = subprocess.run(["git", "-C", args.hecbench, "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                              text=True).stdout.strip() or "an unknown commit"
+    snapshot = args.snapshot or subprocess.run(["git", "-C", args.hecbench, "rev-parse", "--short=12", "HEAD"],
+                                               capture_output=True, text=True).stdout.strip() or "an unknown commit"
     text = summary(results, time.strftime("%Y-%m-%d"), snapshot)
     print()
     print(text)
