@@ -61,7 +61,7 @@ def test_programs_are_built_run_and_classified(tmp_path):
     # An argument that is a script naming a file the folder has (logic-rewrite's) is no input
     # missing; a build stopped by a file packed in DVC (sad's header) is one.
     program(src, "script-cuda", '#include <cstdio>\nint main() { printf("PASS\\n"); }\n',
-            "-c 'read ./inputs/x.aig; balance'")
+            "-c 'read ./inputs/x.aig; balance; write x_balanced.aig'")
     (src / "script-cuda" / "inputs").mkdir()
     (src / "script-cuda" / "inputs" / "x.aig").write_text("aig")
     program(src, "dvc-cuda", '#include "packed.hpp"\nint main() {}\n')

@@ -149,16 +149,21 @@ def shrunk(command, factor):
     return command[:1] + arguments
 
 
+def _candidate_inputs(argument):
+    """The argument itself, or, where it is a script of several words (logic-rewrite's
+    "read ./x.aig; resyn2; write y.aig"), its words that are paths, not the names it writes."""
+    words = argument.split()
+    return [argument] if len(words) <= 1 else [word.rstrip(";") for word in words if "/" in word]
+
+
 def missing_inputs(folder, command):
     """Arguments that look like input files (a path, or a data file's suffix; not a name
     with "out" or "result", which the program writes) and are absent."""
     missing = []
-    # An argument may be a script of several words (logic-rewrite's "read ./x.aig; resyn2"):
-    # each word is looked at.
-    for argument in (word.rstrip(";") for a in command[1:] for word in a.split()):
+    for argument in (word for a in command[1:] for word in _candidate_inputs(a)):
         if re.search(r"out|result", os.path.basename(argument), re.I):
             continue
-        if "/" in argument or re.search(r"\.(txt|bin|dat|csv|mtx|graph|gr|bmp|ppm|pgm|raw|in|ply|obj|aig)$", argument):
+        if "/" in argument or re.search(r"\.(txt|bin|dat|csv|mtx|graph|gr|bmp|ppm|pgm|raw|in|ply|obj)$", argument):
             if not os.path.exists(os.path.join(folder, argument)):
                 missing.append(argument)
     return missing
