@@ -334,6 +334,13 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
     assert "Test failed!" in results["cuda-samples/says_failed"]["detail"]
     assert result.returncode == 1 and "regressions (passed in the baseline): cuda-samples/bad" in result.stdout
     assert "cuda-samples: 1 of 6 pass, 4 build" in result.stdout
+    # A run of some of them again (comma-separated globs): only those.
+    subprocess.run([sys.executable, CONFORMANCE, "--cuda-samples", str(checkout), "--programs", str(programs),
+                    "--baseline", str(baseline), "--work", str(tmp_path / "work"), "--filter",
+                    "cuda-samples/bad,*/gone", "--json", str(tmp_path / "again.json")], capture_output=True, text=True)
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert {key: r["status"] for key, r in again.items()} == {"cuda-samples/bad": "failed",
+                                                              "cuda-samples/gone": "not_found"}
 
 
 def test_build_tools_read_it_as_nvcc_version_options_files_and_ccbin(tmp_path):

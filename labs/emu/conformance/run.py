@@ -254,7 +254,9 @@ def main(argv=None):
     parser.add_argument("--programs", default=os.path.join(HERE, "programs.json"), help="the list")
     parser.add_argument("--baseline", default=os.path.join(HERE, "baseline.json"))
     parser.add_argument("--update-baseline", action="store_true", help="write the results to --baseline")
-    parser.add_argument("--filter", default="*", help="only programs whose suite/name match this glob")
+    parser.add_argument("--filter", default="*",
+                        help="only programs whose suite/name match this glob, or one of these comma-separated "
+                             "globs (the timeouts of a run, run again)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a program may run (default 120)")
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
@@ -275,7 +277,7 @@ def main(argv=None):
         if not os.path.isdir(root):
             parser.error(f"--{suite} {root}: no such folder")
     programs = [p for p in load_programs(args.programs)
-                if p["suite"] in roots and fnmatch.fnmatch(p["key"], args.filter)]
+                if p["suite"] in roots and any(fnmatch.fnmatch(p["key"], glob_) for glob_ in args.filter.split(","))]
     work = os.path.abspath(args.work)
     results = {}
     cmake_dirs = {}
