@@ -58,14 +58,24 @@ def test_programs_are_built_run_and_classified(tmp_path):
     program(src, "blas-cuda", '#include <cublas_v2.h>\nint main() {}\n')
     program(src, "data-cuda", "int main() {}\n", "../data/graph.txt")
     program(src, "broken-cuda", "int main() { return missing_function(); }\n")
+    # An argument that is a script naming a file the folder has (logic-rewrite's) is no input
+    # missing; a build stopped by a file packed in DVC (sad's header) is one.
+    program(src, "script-cuda", '#include <cstdio>\nint main() { printf("PASS\\n"); }\n',
+            "-c 'read ./inputs/x.aig; balance; write x_balanced.aig'")
+    (src / "script-cuda" / "inputs").mkdir()
+    (src / "script-cuda" / "inputs" / "x.aig").write_text("aig")
+    program(src, "dvc-cuda", '#include "packed.hpp"\nint main() {}\n')
+    (src / "dvc-cuda" / "data.tar.gz.dvc").write_text("outs: []\n")
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
-                             "--jobs", "4", "--json", str(tmp_path / "results.json")], capture_output=True, text=True)
+                             "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     results = json.loads((tmp_path / "results.json").read_text())
     assert {name: r["status"] for name, r in results.items()} == {
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
-        "data-cuda": "needs_data", "broken-cuda": "build_failed"}
-    assert results["slow-cuda"]["args"] == "50 (Makefile's / 64)"
+        "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data"}
+    assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
     assert results["blas-cuda"]["detail"] == "uses cuBLAS"
-    assert "2 of 6 (33.3%) pass overall; 2 of 5 (40.0%) of the runtime-API programs" in result.stdout
+    assert results["dvc-cuda"]["detail"].startswith("its build needs files kept in DVC (data.tar.gz.dvc)")
+    assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
+    assert "3 of 8 (37.5%) pass overall; 3 of 7 (42.9%) of the runtime-API programs" in result.stdout

@@ -22,7 +22,8 @@ table shows the arguments of the run counted). Statuses:
     needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL or the driver API,
                     which the emulator does not offer (not built)
     needs_data      its run reads a file the checkout does not hold (HeCBench keeps large
-                    inputs in DVC, outside git; not run)
+                    inputs in DVC, outside git; not run), or its build stops at a missing file
+                    and the folder has a .dvc archive
     no_makefile     the program has no Makefile (not built)
     not_run         --deadline passed before it started
 
@@ -94,6 +95,8 @@ def build_error_kind(log):
     checks = [
         (r"fatal error: ((?:thrust|cub|cuda/std|cuda)/[\w/.]+): No such file", lambda m: "thrust/CUB/libcu++ headers"),
         (r"fatal error: ([\w/.+-]+): No such file", lambda m: f"missing header {m.group(1)}"),
+        # A prerequisite of a pattern rule is missing, so make has no rule for the object.
+        (r"No rule to make target '([^']+)', needed by", lambda m: f"no rule to make {m.group(1)}"),
         (r"\b(\w+\.h): .* is not emulated", lambda m: f"not emulated: {m.group(1)}"),
         (r"inline PTX assembly", lambda m: "inline PTX (asm)"),
         (r"the emulator's rewriter", lambda m: "rewriter gap"),
@@ -146,11 +149,18 @@ def shrunk(command, factor):
     return command[:1] + arguments
 
 
+def _candidate_inputs(argument):
+    """The argument itself, or, where it is a script of several words (logic-rewrite's
+    "read ./x.aig; resyn2; write y.aig"), its words that are paths, not the names it writes."""
+    words = argument.split()
+    return [argument] if len(words) <= 1 else [word.rstrip(";") for word in words if "/" in word]
+
+
 def missing_inputs(folder, command):
     """Arguments that look like input files (a path, or a data file's suffix; not a name
     with "out" or "result", which the program writes) and are absent."""
     missing = []
-    for argument in command[1:]:
+    for argument in (word for a in command[1:] for word in _candidate_inputs(a)):
         if re.search(r"out|result", os.path.basename(argument), re.I):
             continue
         if "/" in argument or re.search(r"\.(txt|bin|dat|csv|mtx|graph|gr|bmp|ppm|pgm|raw|in|ply|obj)$", argument):
@@ -194,13 +204,19 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
     result["build_s"] = round(time.monotonic() - start, 1)
     log = (built.stdout + built.stderr).replace(folder + os.sep, "")
     if built.returncode != 0:
+        kept_in_dvc = glob.glob(os.path.join(folder, "*.dvc"))
+        if kept_in_dvc and re.search(r"No rule to make target|fatal error: .*: No such file", log):
+            # Sources of the build (sad's bitmap_image.hpp) packed with its data, outside git.
+            return dict(result, status="needs_data", detail=f"its build needs files kept in DVC "
+                        f"({os.path.basename(kept_in_dvc[0])}): {first_error(log)}"[:200])
         return dict(result, status="build_failed", kind=build_error_kind(log), detail=first_error(log))
     if not command:
         return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
     text, seconds = run_once(command, folder, timeout)
     if text is None and shrink and shrunk(command, shrink) != command:
         command = shrunk(command, shrink)  # once more, smaller; the table shows these arguments
-        result["args"] = " ".join(command[1:]) + f" (Makefile's / {shrink})"
+        given = "hecbench_args.json's" if name in overrides else "Makefile's"
+        result["args"] = " ".join(command[1:]) + f" ({given} {result['args']} / {shrink})"
         text, seconds = run_once(command, folder, timeout)
     result["run_s"] = seconds
     if text is None:
@@ -281,6 +297,9 @@ def main(argv=None):
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--log", metavar="FILE", help="append each result as a JSON line as it comes")
     parser.add_argument("--markdown", metavar="FILE", help="write the summary and the table as Markdown")
+    parser.add_argument("--snapshot", metavar="COMMIT",
+                        help="the HeCBench commit the checkout holds, where it is an export rather than a git "
+                             "clone (default: the clone's HEAD)")
     args = parser.parse_args(argv)
 
     source = os.path.join(os.path.abspath(args.hecbench), "src")
@@ -304,8 +323,8 @@ def main(argv=None):
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = dict(pool.map(evaluate_and_print, folders))
-    snapshot = subprocess.run(["git", "-C", args.hecbench, "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                              text=True).stdout.strip() or "an unknown commit"
+    snapshot = args.snapshot or subprocess.run(["git", "-C", args.hecbench, "rev-parse", "--short=12", "HEAD"],
+                                               capture_output=True, text=True).stdout.strip() or "an unknown commit"
     text = summary(results, time.strftime("%Y-%m-%d"), snapshot)
     print()
     print(text)

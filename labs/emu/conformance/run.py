@@ -37,6 +37,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -143,31 +144,49 @@ def cmake_build(program, folder, root, build_dir):
 
 
 def run_program(program, executable, folder, timeout):
-    """(status, seconds, output) of one run in the program's folder."""
+    """(status, seconds, CPU seconds, output) of one run in the program's folder. The CPU time
+    (user and system, all its threads) says what the run cost where the machine is shared and
+    the wall time also counts other work."""
     start = time.monotonic()
     process = subprocess.Popen([executable] + program.get("args", []), cwd=folder, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        return "timeout", time.monotonic() - start, output.decode(errors="replace") + f"\nno exit after {timeout:g} s"
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.append(process.stdout.read()))
+    reader.start()
+    timed_out = False
+    while True:  # os.wait4, not Popen.wait: it gives the child's resource usage
+        pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() - start > timeout:
+            os.killpg(process.pid, signal.SIGKILL)
+            _, wait_status, usage = os.wait4(process.pid, 0)
+            timed_out = True
+            break
+        time.sleep(0.05)
+    process.returncode = os.waitstatus_to_exitcode(wait_status)
+    reader.join()
+    process.stdout.close()
+    cpu = usage.ru_utime + usage.ru_stime
+    output = b"".join(chunk for chunk in chunks if chunk)
+    if timed_out:
+        return "timeout", time.monotonic() - start, cpu, output.decode(errors="replace") + \
+            f"\nno exit after {timeout:g} s"
     elapsed = time.monotonic() - start
     text = output.decode(errors="replace")
     if process.returncode < 0:
-        return "crashed", elapsed, text + f"\nkilled by signal {-process.returncode} ({signal.Signals(-process.returncode).name})"
+        return "crashed", elapsed, cpu, text + f"\nkilled by signal {-process.returncode} ({signal.Signals(-process.returncode).name})"
     if process.returncode == program.get("waived_exit", -1):
-        return "waived", elapsed, text
+        return "waived", elapsed, cpu, text
     if process.returncode != 0:
-        return "failed", elapsed, text + f"\nexit status {process.returncode}"
+        return "failed", elapsed, cpu, text + f"\nexit status {process.returncode}"
     rejected = program.get("reject")
     if rejected and re.search(rejected, text):
-        return "failed", elapsed, re.search(".*" + rejected + ".*", text).group(0)
+        return "failed", elapsed, cpu, re.search(".*" + rejected + ".*", text).group(0)
     said_failed = failure_line(text)
     if said_failed:
-        return "failed", elapsed, said_failed + "\n(the program's own verdict, though it exited 0)"
-    return "passed", elapsed, text
+        return "failed", elapsed, cpu, said_failed + "\n(the program's own verdict, though it exited 0)"
+    return "passed", elapsed, cpu, text
 
 
 def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
@@ -193,8 +212,8 @@ def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
     missing = [name for name in program.get("inputs", []) if not os.path.exists(os.path.join(folder, name))]
     if missing:
         return dict(result, status="input_missing", detail="not in the checkout: " + ", ".join(missing))
-    status, seconds, output = run_program(program, executable, folder, timeout)
-    result.update(ran=True, status=status, run_s=round(seconds, 1))
+    status, seconds, cpu, output = run_program(program, executable, folder, timeout)
+    result.update(ran=True, status=status, run_s=round(seconds, 1), cpu_s=round(cpu, 1))
     result["detail"] = "" if status == "passed" else first_error(output.replace(folder + os.sep, ""))
     if status == "passed" and program.get("verified") is False:
         result["detail"] = "ran to completion (the program checks nothing)"
@@ -203,13 +222,13 @@ def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
 
 def table(programs, results, regressions):
     yes = lambda flag: "yes" if flag else "no"
-    lines = ["| program | built | ran | passed | run s | first error |", "|---|---|---|---|---|---|"]
+    lines = ["| program | built | ran | passed | run s | CPU s | first error |", "|---|---|---|---|---|---|---|"]
     for program in programs:
         r = results[program["key"]]
         detail = r.get("detail", "").replace("|", "\\|")
         mark = " **regression**" if program["key"] in regressions else ""
         lines.append(f"| {program['key']} | {yes(r['built'])} | {yes(r['ran'])} | {r['status']}{mark} | "
-                     f"{r.get('run_s', '')} | {detail} |")
+                     f"{r.get('run_s', '')} | {r.get('cpu_s', '')} | {detail} |")
     return "\n".join(lines)
 
 
@@ -235,7 +254,9 @@ def main(argv=None):
     parser.add_argument("--programs", default=os.path.join(HERE, "programs.json"), help="the list")
     parser.add_argument("--baseline", default=os.path.join(HERE, "baseline.json"))
     parser.add_argument("--update-baseline", action="store_true", help="write the results to --baseline")
-    parser.add_argument("--filter", default="*", help="only programs whose suite/name match this glob")
+    parser.add_argument("--filter", default="*",
+                        help="only programs whose suite/name match this glob, or one of these comma-separated "
+                             "globs (the timeouts of a run, run again)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a program may run (default 120)")
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
@@ -256,7 +277,7 @@ def main(argv=None):
         if not os.path.isdir(root):
             parser.error(f"--{suite} {root}: no such folder")
     programs = [p for p in load_programs(args.programs)
-                if p["suite"] in roots and fnmatch.fnmatch(p["key"], args.filter)]
+                if p["suite"] in roots and any(fnmatch.fnmatch(p["key"], glob_) for glob_ in args.filter.split(","))]
     work = os.path.abspath(args.work)
     results = {}
     cmake_dirs = {}

@@ -405,6 +405,8 @@ def _cast_access(tokens, i):
     """(first, last) tokens of an access through a pointer cast at tokens[i], or None:
     `*(int4 *)&src[k]`, `*reinterpret_cast<const float4 *>(p)`, `((float4 *)data)[q]`."""
     if tokens[i].text == "*" and not _value_before(tokens, i) and i + 1 < len(tokens):
+        if tokens[i - 1].text == "," and _in_declaration_list(tokens, i):
+            return None  # `uint *start, *end;`: a declarator, not a read through `end`
         if tokens[i + 1].kind == "ident" and tokens[i + 1].text not in CASTS | NOT_ARRAYS | KEYWORDS_BEFORE_VALUE:
             after = tokens[i + 2].text if i + 2 < len(tokens) else ";"
             # `*done = 0`, `*count += 1`, `x = *p`: a pointer named alone (not `*p[i]`, `*f(x)`)

@@ -94,7 +94,15 @@ void observe_global_write(const void *address, std::size_t size, unsigned long l
         runner->observe_global_write(address, size, value_bits, value_kind, site);
 }
 
-void *dynamic_shared_memory() { return BlockRunner::for_this_thread().arena().dynamic_base(); }
+// In a kernel, the running runner (a plain thread-local, read at every __shared__ declaration a
+// thread passes: matrixMul's tiles are declared inside its loop); else the thread's own.
+static BlockRunner &current_runner()
+{
+    BlockRunner *running = BlockRunner::running_kernel();
+    return running ? *running : BlockRunner::for_this_thread();
+}
+
+void *dynamic_shared_memory() { return current_runner().arena().dynamic_base(); }
 
 int new_shared_variable_id()
 {
@@ -104,7 +112,7 @@ int new_shared_variable_id()
 
 void *shared_variable(int id, std::size_t size, std::size_t natural_align, std::size_t align)
 {
-    return BlockRunner::for_this_thread().arena().variable(id, size, natural_align, align);
+    return current_runner().arena().variable(id, size, natural_align, align);
 }
 
 }  // namespace cudaemu
