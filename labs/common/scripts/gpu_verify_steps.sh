@@ -5,6 +5,8 @@
 #   source labs/common/scripts/gpu_verify_steps.sh
 #   verify_begin LAB LOG_DIR       makes LOG_DIR ($log), records the GPU in $log/gpu.txt
 #   step NAME SECONDS COMMAND...   runs one step, stopped after SECONDS
+#   build_step                     builds the reference and the starter of LAB on every core
+#   grading_steps                  the grading of LAB's reference, starter and corpus (below)
 #   verify_end                     the summary line; exits 1 if a step failed
 
 verify_begin() {  # verify_begin LAB LOG_DIR
@@ -27,6 +29,28 @@ step() {  # step NAME SECONDS COMMAND...
     local status=${PIPESTATUS[0]}
     echo "=== $name: exit $status, $((SECONDS - start)) s"
     [ "$status" -eq 0 ] || failed+=("$name (exit $status)")
+}
+
+build_step() {
+    step build 240 bash -c "make -s -j$(nproc) $verify_lab SOL=1 && make -s -j$(nproc) $verify_lab && echo built"
+}
+
+grading_steps() {  # the lab's grading on the GPU: every case of the reference, the starter, the corpus
+    # Hidden cases come from the instructor's secret (grader/hidden.py): the caller's LABKIT_SECRET
+    # (grader/scripts/gpu_round.sh passes one), else a throwaway one for this step.
+    step check-solution 360 env LABKIT_SECRET="${LABKIT_SECRET:-$(python3 -m grader secret)}" \
+        python3 -m grader check "$verify_lab" --solution --cases all --quiet --json "$log/check.json"
+    step starter 120 python3 -m grader check "$verify_lab" --submission "starter/$verify_lab" --quiet
+    # The student corpus on the GPU, six submissions at a time (its public cases are untimed): exits
+    # 1 where the table's promise is broken (grade_all.py says which).
+    step corpus 420 python3 tests/students/grade_all.py --gpu --lab "$verify_lab" --jobs 6
+    # The reference graded as a submission on the timed cases: timed against itself in the same run.
+    step timed-as-submission 240 python3 -m grader check "$verify_lab" --submission "solutions/$verify_lab" \
+        --cases large --quiet --no-sanitize --json "$log/as-submission.json"
+    step margin 30 python3 -c "
+import json
+for case in json.load(open('$log/as-submission.json'))['cases']:
+    print(case['case'], case['verdict'], case.get('timing_note', ''), {k: v for k, v in case.get('figures', {}).items() if k.endswith('_ms')})"
 }
 
 verify_end() {

@@ -14,24 +14,9 @@
 # brings back a few files gets every one.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-log=${1:-build/matmul-tensor}
-mkdir -p "$log" build
-failed=()
-
-step() {  # step NAME SECONDS COMMAND...
-    local name=$1 seconds=$2
-    shift 2
-    echo "=== $name: $*"
-    local start=$SECONDS
-    timeout "$seconds" "$@" 2>&1 | tee "$log/$name.txt"
-    local status=${PIPESTATUS[0]}
-    echo "=== $name: exit $status, $((SECONDS - start)) s"
-    [ "$status" -eq 0 ] || failed+=("$name (exit $status)")
-}
-
-export PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,compute_cap,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
-    --format=csv | tee "$log/gpu.txt"
+. labs/common/scripts/gpu_verify_steps.sh  # step, verify_begin, verify_end
+verify_begin "matmul tensor" "${1:-build/matmul-tensor}"
+mkdir -p build
 arch=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n1 | tr -d .)
 
 # tune_tensor (one translation unit: one core) while make builds the lab on the others.
@@ -53,10 +38,4 @@ fi
 step bench 240 make --no-print-directory bench LAB=matmul ${RECORD:+RECORD=1}
 [ -n "${RECORD:-}" ] && cp handouts/figures/matmul-bench.toml "$log/"
 
-echo
-if [ ${#failed[@]} -eq 0 ]; then
-    echo "matmul tensor GPU run: every step passed; logs in $log"
-else
-    echo "matmul tensor GPU run: FAILED: ${failed[*]}; logs in $log"
-    exit 1
-fi
+verify_end

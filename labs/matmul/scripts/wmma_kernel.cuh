@@ -63,6 +63,19 @@ __device__ __forceinline__ void round_tf32(Fragment &x)
         x.x[e] = wmma::__float_to_tf32(x.x[e]);
 }
 
+// A loaded fragment as the kernel multiplies it: split into big and small TF32 parts (3xTF32),
+// or rounded once to TF32 (1xTF32, where `small` is not used).
+template <int PASSES, class Fragment>
+__device__ __forceinline__ void take_operand(Fragment &loaded, Fragment &big, Fragment &small)
+{
+    if constexpr (PASSES == 3) {
+        split_tf32(loaded, big, small);
+    } else {
+        round_tf32(loaded);
+        big = loaded;
+    }
+}
+
 // One k tile (one shared-memory stage) into the warp's accumulators.
 template <class S>
 __device__ __forceinline__ void multiply_tensor_tile(const float *As, const float *Bs, int wm, int wn,
@@ -76,23 +89,13 @@ __device__ __forceinline__ void multiply_tensor_tile(const float *As, const floa
         for (int i = 0; i < S::FM; ++i) {
             TensorA loaded;
             wmma::load_matrix_sync(loaded, As + (wm + 16 * i) * S::A_STRIDE + kk, S::A_STRIDE);
-            if constexpr (S::PASSES == 3) {
-                split_tf32(loaded, a_big[i], a_small[i]);
-            } else {
-                round_tf32(loaded);
-                a_big[i] = loaded;
-            }
+            take_operand<S::PASSES>(loaded, a_big[i], a_small[i]);
         }
 #pragma unroll
         for (int j = 0; j < S::FN; ++j) {
             TensorB loaded;
             wmma::load_matrix_sync(loaded, Bs + kk * S::B_STRIDE + wn + 16 * j, S::B_STRIDE);
-            if constexpr (S::PASSES == 3) {
-                split_tf32(loaded, b_big[j], b_small[j]);
-            } else {
-                round_tf32(loaded);
-                b_big[j] = loaded;
-            }
+            take_operand<S::PASSES>(loaded, b_big[j], b_small[j]);
         }
 #pragma unroll
         for (int i = 0; i < S::FM; ++i)
