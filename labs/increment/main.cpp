@@ -55,7 +55,7 @@ static Run run_student_code(std::vector<float> &data, int block_size, int reps)
         launch_increment(device_data, n, block_size);
         timer.stop();
         // Work left running on another stream escapes the events but not this wait; the grader
-        // compares the two (grader/honest_timing.py).
+        // compares the two (grader/timing.py: figure_doubts).
         CUDA_CHECK(cudaDeviceSynchronize());
         run.kernel_host_ms += host.ms();
         run.kernel_ms += timer.ms();
