@@ -94,7 +94,7 @@ class CaseGrader:
 
     def _work_on_gpu_node(self, case: Case, ready: ReadyCase, gpu_run: PlanRun) -> tuple[str, str]:
         """On a GPU node: lab.toml's [work] judged on an emulated run of the case (run_plan.work_plan),
-        and the GPU run's own evidence held against it (_gpu_evidence): the grade of record rests on
+        and the GPU run's own evidence held against it (GpuEvidence.judge): the grade of record rests on
         what the GPU run did, never on the program not knowing it is emulated. (AC, '') when met."""
         work_plan = plans.work_plan(self.lab, case, gpu_run.plan)
         run = self.runner.run(work_plan, ready)
