@@ -14,7 +14,8 @@
 #   bench-L     lab L's benchmark recorded for its handout (make bench LAB=L RECORD=1; alone: it times)
 #   bench       what the evidence costs a class (alone: it times)
 #   user        the evidence corpus and a reference as an ordinary user (the Landlock kind)
-#   kinds       the hostile corpus in each sandbox kind (sandbox_kinds_gpu_verify.sh)
+#   kinds       the hostile, evidence and work corpora in each sandbox kind, then apsp (sandbox_kinds_gpu_verify.sh)
+#   kinds-K     the same in sandbox kind K alone (user, landlock, bubblewrap), or apsp alone (kinds-apsp)
 #   multi       apsp's multigpu on this node's GPUs (a node of 2 or more)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,6 +39,7 @@ run_step() {  # run_step NAME: its command, logged, timed; the summary line in L
     user)       bash grader/scripts/grade_of_record_gpu_verify.sh user ;;
     multi)      bash grader/scripts/grade_of_record_gpu_verify.sh multi ;;
     kinds)      bash grader/scripts/sandbox_kinds_gpu_verify.sh ;;
+    kinds-*)    bash grader/scripts/sandbox_kinds_gpu_verify.sh "${name#kinds-}" ;;
     bench-*)    make --no-print-directory bench LAB="${name#bench-}" RECORD=1 ;;
     nbody|spmv) LABKIT_SECRET=$secret bash "labs/$name/scripts/gpu_verify.sh" "$log/$name" ;;
     *)          echo "unknown step $name"; false ;;
