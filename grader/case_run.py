@@ -245,6 +245,8 @@ class CaseRunner:
                 run.record = output.read_gpu_record()
             if plan.counters:
                 run.counters = output.read_counters()
+                if isinstance(run.counters, str):
+                    run.counters += counters.what_ncu_said(outcome.stdout + outcome.stderr)
         finally:
             if self.keep_outputs and plan.purpose == GRADE:
                 os.close(output.folder_fd)

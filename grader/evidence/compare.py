@@ -10,8 +10,11 @@
 
 What is compared, on each device, in the order the program issued it: the student's kernel
 launches (name without template arguments, grid and block; consecutive launches of the same
-kernel counted together), the copies that reach the device (direction and bytes; a copy between
-two devices belongs to both) and the memsets (bytes). Left out: the kit's own kernels (those the
+kernel counted together), the copies that reach the device from the host or within it (direction
+and bytes) and the memsets (bytes). Copies between two devices are compared apart, as counts of
+(source device, destination device, bytes) over the whole run: a multi-GPU program issues each
+device's work from a host thread of its own, so where a peer copy falls among another device's
+launches is the threads' race, the same in no two runs. Left out: the kit's own kernels (those the
 emulator saw launched from a file under labs/, and `kit_kernels`: names from the build, e.g.
 kernels_in_nm(nm of the harness's objects)), copies
 between two host buffers (a GPU records them, the emulator does not), streams, and times.
@@ -27,6 +30,7 @@ properties (multiProcessorCount), which the emulator reports as its own and does
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection
 
 from grader.evidence.record import Copy, Event, Kernel, Memset, Record, kernel_key
@@ -34,7 +38,7 @@ from grader.evidence.record import Copy, Event, Kernel, Memset, Record, kernel_k
 KIT_FILE = re.compile(r"(^|/)labs/[a-z_]+/")  # the kit's harness and emulator (grader/work.py's rule)
 
 # A step of one device's work: ("launch", key, shown name, grid, block, count),
-# ("copy", direction, bytes, peer) or ("memset", bytes).
+# ("copy", direction, bytes) or ("memset", bytes).
 Step = tuple
 
 
@@ -62,17 +66,21 @@ def _kit_keys(emulated: Record, kit_kernels: Collection[str]) -> set[str]:
     return keys
 
 
-def _devices(event: Event) -> list[int]:
+def _between_devices(event: Event) -> bool:
+    return isinstance(event, Copy) and event.direction == "PtoP"
+
+
+def _device(event: Event) -> int:
+    """The device whose ordered work holds the event (a copy: the device its memory is on)."""
     if isinstance(event, Copy):
-        ends = [d for d in (event.src_device, event.dst_device) if d >= 0]
-        return sorted(set(ends)) or [event.device]
-    return [event.device]
+        return next((d for d in (event.dst_device, event.src_device) if d >= 0), event.device)
+    return event.device
 
 
 def _steps(record: Record, device: int, kit: set[str], geometry: bool) -> list[Step]:
     steps: list[list] = []
     for event in record.events:
-        if device not in _devices(event):
+        if _between_devices(event) or _device(event) != device:
             continue
         if isinstance(event, Kernel):
             if event.key in kit:
@@ -86,8 +94,7 @@ def _steps(record: Record, device: int, kit: set[str], geometry: bool) -> list[S
         elif isinstance(event, Copy):
             if event.direction == "HtoH":
                 continue
-            peer = next((d for d in (event.src_device, event.dst_device) if d >= 0 and d != device), -1)
-            steps.append(["copy", event.direction, event.bytes, peer])
+            steps.append(["copy", event.direction, event.bytes])
         elif isinstance(event, Memset):
             steps.append(["memset", event.bytes])
     return [tuple(s) for s in steps]
@@ -119,9 +126,8 @@ def describe(step: Step | None, *, with_count: bool = True) -> str:
         where = f" (grid {_dims(grid)}, block {_dims(block)})" if grid is not None else ""
         return f"launched {shown}{times}{where}"
     if step[0] == "copy":
-        _, direction, size, peer = step
-        return f"copied {size} bytes {_DIRECTION_WORDS.get(direction, direction)}" + (
-            f" (device {peer} at the other end)" if peer >= 0 else "")
+        _, direction, size = step
+        return f"copied {size} bytes {_DIRECTION_WORDS.get(direction, direction)}"
     return f"set {step[1]} bytes with a memset"
 
 
@@ -178,11 +184,33 @@ def compare_records(gpu: Record, emulated: Record, *, kit_kernels: Collection[st
     if launch_counts not in ("exact", "set"):
         raise ValueError(f"launch_counts={launch_counts!r}: use \"exact\" or \"set\"")
     kit = _kit_keys(emulated, kit_kernels)
-    devices = sorted({d for r in (gpu, emulated) for e in r.events for d in _devices(e)})
+    devices = sorted({_device(e) for r in (gpu, emulated) for e in r.events if not _between_devices(e)})
     differences = []
     for device in devices:
         g, e = _steps(gpu, device, kit, geometry), _steps(emulated, device, kit, geometry)
         found = _first_difference(g, e) if launch_counts == "exact" else _set_difference(g, e)
         if found:
             differences.append(f"on device {device}, {found}")
-    return differences
+    found = _peer_copy_difference(gpu, emulated, counts=launch_counts == "exact")
+    return differences + ([found] if found else [])
+
+
+def _peer_copies(record: Record) -> Counter:
+    return Counter((e.src_device, e.dst_device, e.bytes) for e in record.events if _between_devices(e))
+
+
+def _peer_copy_difference(gpu: Record, emulated: Record, *, counts: bool) -> str | None:
+    """The first (source, destination, bytes) of the copies between devices that the runs made a
+    different number of times (counts=False: that one run made and the other never did)."""
+    g, e = _peer_copies(gpu), _peer_copies(emulated)
+    for key in sorted(g.keys() | e.keys()):
+        if g[key] == e[key] or (not counts and g[key] and e[key]):
+            continue
+        src, dst, size = key
+        return (f"between devices, the copy of {size} bytes from device {src} to device {dst}: the GPU run made it "
+                f"{_times(g[key])}, the emulated run {_times(e[key])}")
+    return None
+
+
+def _times(count: int) -> str:
+    return f"{count} time{'s' if count != 1 else ''}"

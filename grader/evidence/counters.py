@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.evidence.record import kernel_key
+from grader.text import one_line
 
 METRICS = {
     "ld_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -106,6 +107,14 @@ def ncu_path() -> str:
 def ncu_argv(program_argv: list[str], csv_path: Path, ncu: str = "ncu") -> list[str]:
     return [ncu, "--metrics", ",".join(METRICS.values()), "--csv", "--print-units", "base",
             "--log-file", str(csv_path), *program_argv]
+
+
+def what_ncu_said(output: str) -> str:
+    """Nsight Compute's own error line from a run that left no figures (": ==ERROR== ..."), or the
+    run's last line; empty when it printed nothing. A note's words, never a verdict's."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    said = next((line for line in lines if line.startswith("==ERROR==")), lines[-1] if lines else "")
+    return f": {one_line(said[:200])}" if said else ""
 
 
 def _number(text: str) -> int:

@@ -40,7 +40,7 @@ class GpuEvidence:
         self.lab, self.runner, self.builds, self.enabled = lab, runner, builds, enabled
         self._notes: dict[str, None] = {}  # in order, once each
         self._kit_kernels: list[str] | None = None
-        self._instrument_works: bool | None = None
+        self._instrument_works: dict[str, bool] = {}  # by program: one that never uses CUDA leaves no record
         self._counted_programs: set[str] = set()
         if enabled:
             with build_lock("evidence-tracer"):
@@ -75,20 +75,22 @@ class GpuEvidence:
         return self._kit_kernels
 
     def _instrument(self, ready, plan: RunPlan) -> bool:
-        """Whether the tracer records a whole run here: the reference solution's run of this case,
-        traced as the student's was (once per grading)."""
-        if self._instrument_works is None:
+        """Whether the tracer records a whole run of this case's program here: the reference
+        solution's run of this case, traced as the student's was (once per program and grading:
+        a lab's CPU program leaves no record, and must not turn the evidence off for the others)."""
+        program = ready.case.program
+        if program not in self._instrument_works:
             reference = SourceBuilds(self.lab, Source("solution", SOLUTIONS_DIR), emu=False, asan=False,
                                      sandbox=self.runner.sandbox)
             runner = self.runner.for_builds(reference, self.runner.work.with_name(self.lab.id + "-evidence"))
             run = runner.run(replace(plan, purpose=REFERENCE), ready) if reference.graded().ok else None
-            self._instrument_works = run is not None and isinstance(run.record, Record)
-            if not self._instrument_works:
+            works = self._instrument_works[program] = run is not None and isinstance(run.record, Record)
+            if not works:
                 why = run.record.reason if run is not None and isinstance(run.record, RecordProblem) else \
                     "the reference solution did not build or run here"
-                self._note(f"the GPU record could not be taken on this node ({why}): the lab's work was judged on "
-                           f"the emulated run alone")
-        return self._instrument_works
+                self._note(f"the GPU record of program {program} could not be taken on this node ({why}): its work "
+                           f"was judged on the emulated run alone")
+        return self._instrument_works[program]
 
     def judge(self, case: Case, ready, gpu_run, emulated_run) -> str:
         if not self.enabled or self.runner.tracer is None:

@@ -32,7 +32,7 @@ run_step() {  # run_step NAME: its command, logged, timed; the summary line in L
     case $name in
     refs-*)     LABKIT_SECRET=$secret python3 -m grader check "${name#refs-}" --solution --gpu --cases all --no-sanitize --quiet \
                     --require-full --json "$log/$name.json" ;;
-    students-*) python3 tests/students/grade_all.py --gpu --lab "${name#students-}" ;;
+    students-*) python3 tests/students/grade_all.py --gpu --jobs 3 --lab "${name#students-}" ;;
     corpus)     bash grader/scripts/grade_of_record_gpu_verify.sh corpus ;;
     batch)      bash grader/scripts/grade_of_record_gpu_verify.sh batch ;;
     bench)      bash grader/scripts/grade_of_record_gpu_verify.sh bench ;;

@@ -64,7 +64,7 @@ multi)
     stage "apsp on this node's $(nvidia-smi -L | wc -l) GPUs: the reference, and a multigpu program that uses device 0 only"
     python3 -m grader check apsp --solution --gpu --no-sanitize --quiet 2>&1 | tail -6
     python3 tests/hostile/evidence/evidence_corpus.py --gpu multigpu_one_device_on_gpu 2>&1 | tail -8
-    python3 tests/students/grade_all.py --gpu --lab apsp 2>&1 | tail -12 ;;
+    python3 tests/students/grade_all.py --gpu --jobs 3 --lab apsp 2>&1 | tail -12 ;;
 *)
     echo "unknown part $part"; exit 2 ;;
 esac

@@ -154,6 +154,32 @@ def test_a_device_the_gpu_run_left_idle_is_named():
     assert reason.startswith("on device 1, first, the GPU run did nothing more on it; the emulated run copied 64")
 
 
+def peer(size, src, dst):
+    return {"kind": "memcpy", "direction": "PtoP", "bytes": size, "device": src, "src_device": src,
+            "dst_device": dst}
+
+
+def test_where_a_peer_copy_falls_among_the_other_devices_launches_is_not_compared():
+    # One host thread a device: device 1's copy to device 0 lands before or after device 0's
+    # second launch as the threads race; the multigpu reference did both on one node of 2 GPUs.
+    band0, band1 = kernel("band_kernel(int*)", (4, 1, 1), (64, 1, 1)), kernel("band_kernel(int*)", (4, 1, 1), (64, 1, 1), 1)
+    one = parse_record(tracer_lines([band0, band1, peer(4096, 1, 0), band0, band1]))
+    other = parse_record(tracer_lines([band0, band1, band0, peer(4096, 1, 0), band1]))
+    assert compare_records(one, other) == []
+
+
+def test_a_missing_peer_copy_is_named_with_its_ends():
+    band0, band1 = kernel("band_kernel(int*)", (4, 1, 1), (64, 1, 1)), kernel("band_kernel(int*)", (4, 1, 1), (64, 1, 1), 1)
+    gpu = parse_record(tracer_lines([band0, band1, band0, band1]))
+    emu = parse_record(tracer_lines([band0, band1, peer(4096, 1, 0), band0, band1]))
+    [reason] = compare_records(gpu, emu)
+    assert reason == ("between devices, the copy of 4096 bytes from device 1 to device 0: the GPU run made it "
+                      "0 times, the emulated run 1 time")
+    assert compare_records(gpu, emu, launch_counts="set") == [reason]
+    twice = parse_record(tracer_lines([band0, band1, peer(4096, 1, 0), peer(4096, 1, 0), band0, band1]))
+    assert compare_records(twice, emu, launch_counts="set") == []
+
+
 def test_set_mode_forgives_counts_not_missing_kernels():
     relax = kernel("relax_edges(int*)", (8, 1, 1), (256, 1, 1))
     gpu = parse_record(tracer_lines([h2d(64), relax, relax, relax, d2h(4)]))

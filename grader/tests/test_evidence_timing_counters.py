@@ -100,3 +100,12 @@ def test_who_may_read_counters():
     denied = permission_from(1000, "ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\n")
     assert not denied.allowed and "RmProfilingAdminOnly=1" in denied.why
     assert not permission_from(1000, None).allowed
+
+
+def test_a_run_that_left_no_figures_says_what_ncu_said():
+    from grader.evidence.counters import what_ncu_said
+    assert what_ncu_said("==PROF== Connected\n==ERROR== Failed to create lock file\nbye\n") == \
+        ": ==ERROR== Failed to create lock file"
+    assert what_ncu_said("segmentation fault\n\n") == ": segmentation fault"
+    assert what_ncu_said("") == ""
+    assert "\x1b" not in what_ncu_said("==ERROR== \x1b[2J=cmd|' /C calc'!A0")

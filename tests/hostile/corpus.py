@@ -115,7 +115,12 @@ class Listener:
         self.heard = b""
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", PORT))
+        try:
+            self.sock.bind(("127.0.0.1", PORT))
+        except OSError as error:
+            raise SystemExit(f"corpus.py: cannot listen on 127.0.0.1:{PORT} ({error.strerror}): another run of the "
+                             "hostile corpus holds it on this host; run one at a time (network/increment.c "
+                             "connects to that port)") from None
         self.sock.listen(4)
         self.sock.settimeout(0.2)
         self.stop = False
