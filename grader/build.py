@@ -67,26 +67,28 @@ class BuildResult:
 EMULATED_BUILD_FAILED = "the emulated build (EMU=1) failed, and every submission must build under the emulator too"
 
 
-def build_dir_for(source: Source, emu: bool, asan: bool) -> Path:
-    return BUILD_DIR / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
+def build_dir_for(source: Source, emu: bool, asan: bool, root: Path = BUILD_DIR) -> Path:
+    return root / f"{'emu-' if emu else ''}{source.name}{'-asan' if asan else ''}"
 
 
 @dataclass
 class SourceBuilds:
     """The builds of one source a grading runs: the graded one (GPU or emulator, as graded), and
     on a GPU node the emulated ones the plans ask for (run_plan: EMULATED, EMULATED_ASAN), each
-    made once, the first time a plan needs it."""
+    made once, the first time a plan needs it, in a folder under root."""
     lab: Lab
     source: Source
     emu: bool = field(kw_only=True)
     asan: bool = field(kw_only=True)
     sandbox: Sandbox | None = field(kw_only=True)
+    root: Path = field(default=BUILD_DIR, kw_only=True)
     _made: dict[tuple[bool, bool], BuildResult] = field(default_factory=dict, init=False, repr=False)
 
     def get(self, emu: bool, asan: bool) -> BuildResult:
         if (emu, asan) not in self._made:
             self._made[emu, asan] = build_lab(self.lab, src_root=self.source.root, emu=emu, asan=asan,
-                                              build_dir=build_dir_for(self.source, emu, asan), sandbox=self.sandbox)
+                                              build_dir=build_dir_for(self.source, emu, asan, self.root),
+                                              sandbox=self.sandbox)
         return self._made[emu, asan]
 
     def graded(self) -> BuildResult:

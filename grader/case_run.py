@@ -226,9 +226,10 @@ class CaseRunner:
             env["CUDA_INJECTION64_PATH"] = str(self.tracer)
             folder_env[RECORD_VARIABLE] = GPU_RECORD_NAME
             view = (self.tracer,)
-        if plan.counters:
+        if plan.counters:  # Nsight Compute runs the program inside the sandbox: its install read-only in the view
             ncu = counters.ncu_path()
             wrap_argv = lambda argv, folder: counters.ncu_argv(argv, folder / COUNTERS_NAME, ncu=ncu)  # noqa: E731
+            view = (*view, *counters.ncu_install_dirs(ncu))
         outcome, output, figures = run_case(build.programs[ready.case.program], ready, self.work,
                                             sandbox=self.sandbox, limits=self.lab.limits, gpu=self.gpu and not plan.emulated,
                                             hide=self.hide, wrap_argv=wrap_argv, env=env, profile=plan.profile,

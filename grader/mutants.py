@@ -61,10 +61,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.grade import Grader
-from grader.build import build_dir_for
 from grader.intake import Source
 from grader.labs import OPTIONAL, PUBLIC, Case, Lab, load_lab
-from grader.program_files import remove_tree
 from grader.limits import MUTANT_TIME_LIMITS
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader.shared_files import exclusive_lock
@@ -339,8 +337,8 @@ class MutantRunner:
     """Grades a lab's mutants one after the other in this process, sharing the harness build."""
 
     def __init__(self, lab: Lab, *, emu: bool, asan: bool = False, sandbox: str | None = None, log=print,
-                 lab_dir: Path | None = None, keep: bool = False):
-        self.lab, self.emu, self.asan, self.sandbox, self.log, self.keep = lab, emu, asan, sandbox, log, keep
+                 lab_dir: Path | None = None):
+        self.lab, self.emu, self.asan, self.sandbox, self.log = lab, emu, asan, sandbox, log
         self.lab_dir = lab_dir or SOLUTIONS_DIR / lab.id
         self.limits: dict[str, float] = {}  # case -> the time limit a mutant gets there
 
@@ -366,17 +364,11 @@ class MutantRunner:
         failed = next((r for r in results if r.verdict != AC or r.points < r.max_points), None)
         return results, failed
 
-    def _forget(self, source: Source) -> None:
-        if not self.keep:
-            for asan in {self.asan, self.emu}:  # under the emulator the grader's checks build with ASan
-                remove_tree(build_dir_for(source, self.emu, asan))  # its runs' folders went with its grading
-
     def baseline(self) -> None:
         """Grades the unchanged reference through the same path; sets each case's limit."""
         self.log(f"{self.lab.id}: grading the unchanged reference first ...")
         source = self._source("reference", None)
         results, failed = self._grade(source, cases_for(self.lab, None), stop_early=False)
-        self._forget(source)
         if failed is not None:
             raise MutationError(f"the reference solution of {self.lab.id} does not get full marks through the "
                                 f"mutant path: case {failed.case}: {failed.verdict} ({failed.reason}); fix the "
@@ -397,8 +389,7 @@ class MutantRunner:
             return MutantResult(mutation, ERROR, IE, reason=one_line(f"the grader failed on this mutant: "
                                                                        f"{type(e).__name__}: {e}"))
         finally:
-            self._forget(source)
-        seconds = time.monotonic() - start
+            seconds = time.monotonic() - start
         if failed is None:
             status = EQUIVALENT if mutation.equivalent else SURVIVED
             return MutantResult(mutation, status, AC, "", f"full marks on {len(results)} case(s)", seconds)

@@ -104,6 +104,16 @@ def ncu_path() -> str:
     return "ncu"
 
 
+def ncu_install_dirs(ncu: str) -> list[Path]:
+    """The folders Nsight Compute runs from, for a sandbox's read-only view: its command's own
+    folder and, where the toolkit's ncu is a launcher, the installs it looks for (a folder
+    nsight-compute-* beside the toolkit's bin/, or under /opt/nvidia)."""
+    command = Path(shutil.which(ncu) or ncu).resolve()
+    toolkit = command.parent.parent
+    found = [command.parent, *toolkit.glob("nsight-compute*"), *Path("/opt/nvidia").glob("nsight-compute*")]
+    return [folder for folder in dict.fromkeys(found) if folder.is_dir()]
+
+
 def ncu_argv(program_argv: list[str], csv_path: Path, ncu: str = "ncu") -> list[str]:
     return [ncu, "--metrics", ",".join(METRICS.values()), "--csv", "--print-units", "base",
             "--log-file", str(csv_path), *program_argv]

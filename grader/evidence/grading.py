@@ -113,8 +113,8 @@ class GpuEvidence:
         differences = compare_records(record, emulated, kit_kernels=self.kit_kernels(),
                                       launch_counts=launch_counts, geometry=geometry)
         if differences:
-            more = f" (and on {len(differences) - 1} more device{'s' if len(differences) > 2 else ''})" \
-                if len(differences) > 1 else ""
+            more = f" (and {len(differences) - 1} more difference{'s' if len(differences) > 2 else ''}, on other " \
+                f"devices or between them)" if len(differences) > 1 else ""
             return f"the GPU run's own record differs from the emulated run's: {differences[0]}{more}"
         self._note("evidence on the GPU: each case's own record (kernels, grids, copies) held against its emulated run")
         return self._counters(case, ready, gpu_run, emulated_run)

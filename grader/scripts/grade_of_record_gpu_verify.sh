@@ -54,12 +54,17 @@ bench)
     LABKIT_EVIDENCE=off bash grader/scripts/bench_batch.sh increment 4 1 --gpu
     bash grader/scripts/bench_batch.sh increment 4 1 --gpu ;;
 user)
+    # The user's own copy of the kit (no build/), as a TA without root checks it out: root's
+    # gradings beside this one keep theirs.
     user=labkit-ta
     id -u "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user" || exit 1
-    chown -R "$user" . /tmp/labkit-* 2>/dev/null
-    stage "the evidence corpus and increment's reference as $user (the Landlock kind)"
-    su "$user" -c "python3 tests/hostile/evidence/evidence_corpus.py --gpu" 2>&1 | tee "$OUT/evidence-corpus-user.log"
-    su "$user" -c "python3 -m grader check increment --submission solutions/increment --gpu --no-sanitize --quiet" 2>&1 | tail -8 ;;
+    kit=/home/$user/kit
+    rm -rf "$kit" && mkdir -p "$kit" && tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$kit"
+    chown -R "$user" "$kit"
+    stage "the evidence corpus, increment's reference and its work corpus as $user (the Landlock kind)"
+    su "$user" -c "cd $kit && python3 tests/hostile/evidence/evidence_corpus.py --gpu" 2>&1 | tee "$OUT/evidence-corpus-user.log"
+    su "$user" -c "cd $kit && python3 -m grader check increment --submission solutions/increment --gpu --cases all" 2>&1 | tail -12
+    su "$user" -c "cd $kit && python3 tests/students/grade_all.py --gpu --jobs 3 --lab increment" 2>&1 ;;
 multi)
     stage "apsp on this node's $(nvidia-smi -L | wc -l) GPUs: the reference, and a multigpu program that uses device 0 only"
     python3 -m grader check apsp --solution --gpu --no-sanitize --quiet 2>&1 | tail -6

@@ -1,5 +1,5 @@
-// Hostile submission (issue 32): knows it is emulated by timing a probe kernel (under 50 us:
-// a GPU). Under the emulator it is the reference; on a GPU it adds 1 on the host. The GPU record
+// Hostile submission (issue 32): knows it is emulated by timing a probe kernel (under 1 ms:
+// a GPU; the margin is wide so that a loaded GPU node, the tracer on, still reads as a GPU). Under the emulator it is the reference; on a GPU it adds 1 on the host. The GPU record
 // shows probe_kernel and copies where the emulated run launched probe_kernel then increment_kernel:
 // the case loses its points. Under EMU alone: AC.
 #include "increment.h"
@@ -20,9 +20,14 @@ static void host_increment(float *device_data, int n)
 
 __global__ void probe_kernel(float *sink)
 {
+    __shared__ float row[1024];
     float x = threadIdx.x;
-    for (int i = 0; i < 64; ++i)
-        x = x * 0.5f + 1.0f;
+    for (int i = 0; i < 64; ++i) {  // a barrier an iteration: an emulator switches 1024 threads each time
+        row[threadIdx.x] = x;
+        __syncthreads();
+        x = row[(threadIdx.x + 1) % 1024] * 0.5f + 1.0f;
+        __syncthreads();
+    }
     if (x < 0.0f)
         *sink = x;  // never: keeps the loop
 }
@@ -34,7 +39,8 @@ static double now_us(void)
     return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
-// 1024 threads: a GPU runs them in a few microseconds, an emulator switches 1024 fibers.
+// 1024 threads, 128 barriers: a GPU runs them in microseconds, an emulator switches 1024 fibers
+// at each barrier (milliseconds).
 static int on_a_gpu(float *scratch)
 {
     static int known = -1;
@@ -44,7 +50,7 @@ static int on_a_gpu(float *scratch)
         double start = now_us();
         probe_kernel<<<1, 1024>>>(scratch);
         CUDA_CHECK(cudaDeviceSynchronize());
-        known = now_us() - start < 50.0;
+        known = now_us() - start < 1000.0;
     }
     return known;
 }
