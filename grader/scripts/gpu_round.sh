@@ -17,18 +17,15 @@
 #   kinds       the hostile, evidence and work corpora in each sandbox kind, then apsp (sandbox_kinds_gpu_verify.sh)
 #   kinds-K     the same in sandbox kind K alone (user, landlock, bubblewrap), or apsp alone (kinds-apsp)
 #   multi       apsp's multigpu on this node's GPUs (a node of 2 or more)
+# ROUND_SECONDS=N: steps still running N s after the round began are stopped (their logs kept)
+# and later ones not started, so that a lease's last minutes still bring the logs back. Where
+# OUT is set (a device machine's folder of files to bring back), LOG_DIR's tarball goes there.
 set -uo pipefail
+self=$(realpath "$0")
 cd "$(dirname "$0")/../.."
-log=$1
-shift
-mkdir -p "$log"
-export PYTHONUNBUFFERED=1
-# Hidden cases from a throwaway secret for the references (refs-L, nbody, spmv): every case a
-# course grades is graded there.
-secret=$(python3 -m grader secret)
 
-run_step() {  # run_step NAME: its command, logged, timed; the summary line in LOG/NAME.status
-    local name=$1 start=$SECONDS status
+if [ "${1:-}" = --step ]; then  # one step, run by run_step below: --step NAME LOG_DIR
+    name=$2 log=$3 secret=$ROUND_SECRET
     case $name in
     refs-*)     LABKIT_SECRET=$secret python3 -m grader check "${name#refs-}" --solution --gpu --cases all --no-sanitize --quiet \
                     --require-full --json "$log/$name.json" ;;
@@ -43,9 +40,34 @@ run_step() {  # run_step NAME: its command, logged, timed; the summary line in L
     bench-*)    make --no-print-directory bench LAB="${name#bench-}" RECORD=1 ;;
     nbody|spmv) LABKIT_SECRET=$secret bash "labs/$name/scripts/gpu_verify.sh" "$log/$name" ;;
     *)          echo "unknown step $name"; false ;;
-    esac > "$log/$name.log" 2>&1
+    esac
+    exit
+fi
+
+log=$1
+shift
+mkdir -p "$log"
+export PYTHONUNBUFFERED=1
+# Hidden cases from a throwaway secret for the references (refs-L, nbody, spmv): every case a
+# course grades is graded there.
+ROUND_SECRET=$(python3 -m grader secret)
+export ROUND_SECRET
+deadline=${ROUND_SECONDS:+$((SECONDS + ROUND_SECONDS))}
+tarball=${OUT:+$OUT/$(basename "$log").tgz}
+
+run_step() {  # run_step NAME: its command, logged, timed; the summary line in LOG/NAME.status
+    local name=$1 start=$SECONDS status limit=()
+    if [ -n "$deadline" ]; then
+        if [ $((deadline - SECONDS)) -le 0 ]; then
+            echo "$name: not started, the round's $ROUND_SECONDS s were spent" | tee "$log/$name.status"
+            return
+        fi
+        limit=(timeout -k 10 $((deadline - SECONDS)))
+    fi
+    "${limit[@]}" bash "$self" --step "$name" "$log" > "$log/$name.log" 2>&1
     status=$?
-    echo "$name: exit $status, $((SECONDS - start)) s" | tee "$log/$name.status"
+    echo "$name: exit $status$([ $status = 124 ] && echo " (stopped at the round's end)"), $((SECONDS - start)) s" \
+        | tee "$log/$name.status"
 }
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$log/device.txt"
@@ -56,3 +78,4 @@ done
 wait
 echo "== summary"
 cat "$log"/*.status
+[ -z "$tarball" ] || tar czf "$tarball" -C "$(dirname "$log")" "$(basename "$log")"
