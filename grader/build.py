@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,21 +77,37 @@ def build_dir_for(source: Source, emu: bool, asan: bool, root: Path = BUILD_DIR)
 class SourceBuilds:
     """The builds of one source a grading runs: the graded one (GPU or emulator, as graded), and
     on a GPU node the emulated ones the plans ask for (run_plan: EMULATED, EMULATED_ASAN), each
-    made once, the first time a plan needs it, in a folder under root."""
+    made once, the first time a plan needs it.
+    private: the builds go in a folder of their own under build/grading, made by the first build
+    and removed with this object. A submission is built from nothing for each grading: a second
+    grading of the same submission at once must not clear the programs this one runs. The kit's
+    own trees share one build in build/ (make finds it up to date)."""
     lab: Lab
     source: Source
     emu: bool = field(kw_only=True)
     asan: bool = field(kw_only=True)
     sandbox: Sandbox | None = field(kw_only=True)
-    root: Path = field(default=BUILD_DIR, kw_only=True)
+    private: bool = field(default=False, kw_only=True)
     _made: dict[tuple[bool, bool], BuildResult] = field(default_factory=dict, init=False, repr=False)
+    _root: Path | None = field(default=None, init=False, repr=False)
 
     def get(self, emu: bool, asan: bool) -> BuildResult:
         if (emu, asan) not in self._made:
             self._made[emu, asan] = build_lab(self.lab, src_root=self.source.root, emu=emu, asan=asan,
-                                              build_dir=build_dir_for(self.source, emu, asan, self.root),
+                                              build_dir=build_dir_for(self.source, emu, asan, self.root()),
                                               sandbox=self.sandbox)
         return self._made[emu, asan]
+
+    def root(self) -> Path:
+        """The folder the builds go in (see the class's docstring)."""
+        if not self.private:
+            return BUILD_DIR
+        if self._root is None:
+            (BUILD_DIR / "grading").mkdir(parents=True, exist_ok=True)
+            self._root = Path(tempfile.mkdtemp(prefix=f"{self.source.name}-{self.lab.id}.builds.",
+                                               dir=BUILD_DIR / "grading"))
+            weakref.finalize(self, remove_tree, self._root)
+        return self._root
 
     def graded(self) -> BuildResult:
         return self.get(self.emu, self.asan)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-import weakref
 from pathlib import Path
 
 from grader import hidden, sanitize
@@ -80,16 +79,7 @@ class Grader:
         (BUILD_DIR / "grading").mkdir(parents=True, exist_ok=True)
         self.folder = Path(tempfile.mkdtemp(prefix=f"{build_dir_for(source, emu, asan).name}-{lab.id}.",
                                             dir=BUILD_DIR / "grading"))
-        # A submission is built from nothing for each grading, in a folder of this grading's that
-        # lives as long as the Grader (grade() may be called once a case): a second grading of the
-        # same submission at once must not clear the programs this one runs. The kit's own trees
-        # keep their shared builds (make finds them up to date).
-        build_root = BUILD_DIR
-        if source.submission:
-            build_root = self.folder.with_name(self.folder.name + ".builds")
-            build_root.mkdir()
-            weakref.finalize(self, remove_tree, build_root)
-        self.builds = SourceBuilds(lab, source, emu=emu, asan=asan, sandbox=self.sandbox, root=build_root)
+        self.builds = SourceBuilds(lab, source, emu=emu, asan=asan, sandbox=self.sandbox, private=source.submission)
         self.runner = CaseRunner(lab, self.builds, sandbox=self.sandbox, hide=tuple(hide),
                                  gpu=not emu and bool(gpu_device_nodes()), work=self.folder / lab.id, secret=self.secret,
                                  keep_outputs=keep_outputs)

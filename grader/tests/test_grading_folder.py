@@ -33,12 +33,12 @@ def test_two_gradings_of_one_submission_build_it_apart_and_drop_their_builds():
     lab = load_lab("increment")
     submission = Source("sub-same", SOLUTIONS_DIR / "increment", submission=True)
     graders = [Grader(lab, submission, emu=True, sandbox="off", cases=[], log=lambda *_: None) for _ in range(2)]
-    roots = [g.builds.root for g in graders]
+    roots = [g.builds.root() for g in graders]
     assert roots[0] != roots[1] and all(root.parent == BUILD_DIR / "grading" and root.is_dir() for root in roots)
     for grader in graders:
         remove_tree(grader.folder)
     del grader, graders  # the builds go with the Grader: a class of submissions leaves none behind
     assert not any(root.exists() for root in roots)
     reference = Grader(lab, Source("solution", SOLUTIONS_DIR), emu=True, sandbox="off", cases=[], log=lambda *_: None)
-    assert reference.builds.root == BUILD_DIR  # the kit's own trees keep one shared, up-to-date build
+    assert reference.builds.root() == BUILD_DIR  # the kit's own trees keep one shared, up-to-date build
     remove_tree(reference.folder)
