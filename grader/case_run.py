@@ -215,10 +215,9 @@ class CaseRunner:
         build = self.build_for(plan)
         if not build.ok:
             if build.grader_error:
-                return PlanRun(plan, IE, one_line(build.reason))
+                return PlanRun(plan, IE, build.reason)
             # Not a pass: code that will not build there would dodge the runs.
-            return PlanRun(plan, CE, one_line(self.builds.source.shorten(
-                f"{EMULATED_BUILD_FAILED} for {plan.named}: {build.reason[:200]}")))
+            return PlanRun(plan, CE, one_line(f"{EMULATED_BUILD_FAILED} for {plan.named}: {build.reason[:200]}"))
         ready = with_time_factor(ready, plan.time_factor)
         env, folder_env, view = dict(plan.env), {}, ()
         traced = plan.gpu_record and self.tracer is not None

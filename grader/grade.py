@@ -116,7 +116,7 @@ class Grader:
                                       f"(fingerprint {self.secret.fingerprint})")
         if not build.ok:
             verdict = IE if build.grader_error else CE
-            report.results = [CaseResult(c.name, verdict, one_line(self.source.shorten(build.reason)), 0.0, c.points)
+            report.results = [CaseResult(c.name, verdict, build.reason, 0.0, c.points)
                               for c in cases]
             return report
         reference = timing.reference_metrics(report)
