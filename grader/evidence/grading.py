@@ -33,7 +33,7 @@ from grader.evidence.tracer_build import TracerBuild, build_tracer
 from grader.labs import Case, Lab
 from grader.run_plan import REFERENCE, RunPlan, counters_plan
 from grader.text import one_line
-from grader.work import case_options, when_matches
+from grader.work import case_options
 
 if TYPE_CHECKING:
     from grader.case_run import CaseRunner
@@ -159,7 +159,7 @@ class GpuEvidence:
         if rule is None or not self.taken:
             return None
         params = case_options(list(case.args), dict(case.params))
-        if not when_matches(rule.when, params, case.program) or rule.reps not in params:
+        if not rule.applies(params, case.program) or rule.reps not in params:
             return None
         figure = gpu_run.figures.get(self.lab.timing.metric)
         record = gpu_run.record
