@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 WORK = "WORK"  # the verdict (grader/verdict.py)
 PROFILE_NAME = "profile.json"
-KIT_FILE = re.compile(r"(^|/)labs/[a-z]+/")  # the kit's harness and emulator, not the student's
+KIT_FILE = re.compile(r"(^|/)labs/[a-z_]+/")  # the kit's harness and emulator, not the student's
 
 
 class WorkConfigError(Exception):
