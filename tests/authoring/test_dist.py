@@ -191,9 +191,9 @@ def test_missing_solutions_give_a_note_not_a_crash(monkeypatch, tmp_path):
     lab = timed[0]
     grader = Grader(lab, Source("starter", STARTER_DIR), emu=False, groups=("public", "large"))
     report = Report(lab.id, "starter", False, [])
-    timing = ReferenceTiming(lab, grader.cases, grader.source, grader.runner, emu=False, asan=False, checks=True,
-                             gpus=grader.gpus)
-    assert timing.reference_metrics(report) == {}
+    reference = ReferenceTiming(lab, grader.cases, grader.source, grader.runner, emu=False, asan=False, checks=True,
+                                gpus=grader.gpus)
+    assert reference.reference_metrics(report) == {}
     assert any("no reference solution in this copy of the kit" in note for note in report.notes)
 
 
