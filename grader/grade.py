@@ -69,8 +69,9 @@ class Grader:
         self.sanitize = (checks and not emu) if sanitize is None else sanitize
         self.gpus = 0 if emu else gpu_count()
         hide = [BUILD_DIR, *lab.instructor_only_files]
-        for path in (secret_file, os.environ.get("LABKIT_SECRET_FILE")):
-            if path:
+        # The secret's file, whoever read it (a batch hands the Grader the secret, not its file).
+        for path in (secret_file, self.secret and self.secret.path, os.environ.get("LABKIT_SECRET_FILE")):
+            if path and Path(path).resolve() not in hide:
                 hide.append(Path(path).resolve())
         self.builds = SourceBuilds(lab, source, emu=emu, asan=asan, sandbox=self.sandbox)
         self.folder = GradingFolder(f"{build_dir_for(source, emu, asan).name}-{lab.id}.")
