@@ -23,7 +23,7 @@ import re
 import sys
 import tempfile
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.gpu import compute_capabilities, gpu_arch
@@ -37,7 +37,7 @@ from grader.run import run_program
 from grader.sandbox import Mount, Sandbox, clean_env, sandbox_for
 from grader.shared_files import exclusive_lock
 from grader import symbols
-from grader.text import one_line
+from grader.text import one_line, shorten_paths
 
 BUILD_TIME_LIMIT_S = 600
 BUILD_LIMITS = dict(processes=128, memory_bytes=4096 * MB, data_bytes=2048 * MB,
@@ -60,7 +60,7 @@ class BuildResult:
     ok: bool
     programs: dict[str, Path]
     log: str
-    reason: str  # why not ok: the compiler's first error, a limit, a forbidden call
+    reason: str  # why not ok, one line, as the student reads it: the compiler's first error, a limit, a forbidden call
     grader_error: bool = False  # the build could not be tried (the grader's fault, not the student's)
 
 
@@ -203,14 +203,17 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
     arch = None if emu else os.environ.get("ARCH") or gpu_arch()
     harness, failed = build_harness(lab, emu=emu, asan=asan, arch=arch)
     if failed:
-        return failed
-    src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
-    # Two gradings of one source at once (a TA's check beside a batch, the references of a
-    # verification round) build it one after the other: two makes in one folder link each
-    # other's half-written objects.
-    with build_lock(f"build-{build_dir.name}-{lab.id}"):
-        return _build_programs(lab, src_root, build_dir, harness, arch=arch, emu=emu, asan=asan, sandbox=sandbox,
-                               check_symbols=check_symbols)
+        result = failed
+    else:
+        src_root, build_dir = Path(src_root).resolve(), Path(build_dir).resolve()
+        # Two gradings of one source at once (a TA's check beside a batch, the references of a
+        # verification round) build it one after the other: two makes in one folder link each
+        # other's half-written objects.
+        with build_lock(f"build-{build_dir.name}-{lab.id}"):
+            result = _build_programs(lab, src_root, build_dir, harness, arch=arch, emu=emu, asan=asan,
+                                     sandbox=sandbox, check_symbols=check_symbols)
+    # Why not, as the student reads it: one line, the grader's folders off the file names.
+    return replace(result, reason=one_line(shorten_paths(result.reason, src_root)))
 
 
 def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *, arch: str | None, emu: bool,

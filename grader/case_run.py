@@ -3,10 +3,10 @@ left: correctness (judge), and where the plan profiles it, the lab's work (work_
 the emulator's profile). The grading (grade.py), the reference's timing (timing.py), the
 sanitizer step (sanitize.py) and the mutants (mutants.py) all run cases through a CaseRunner.
 
-    CaseRunner(lab, builds, sandbox=..., hide=..., gpu=..., work=...)
+    CaseRunner(lab, builds, reference, sandbox=..., hide=..., gpu=..., folder=GradingFolder(...))
     runner.prepare(case)      -> ReadyCase   (hidden cases made from the secret once)
-    runner.run(plan, ready)   -> PlanRun     (verdict, reason, outcome, figures, profile)
-    runner.for_builds(other)  -> CaseRunner  (the same runs of another source: the reference)
+    runner.run(plan, ready)   -> PlanRun     (verdict, reason, outcome, figures, profile); a
+                                              REFERENCE plan runs the reference solution's build
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from grader.evidence import counters
 from grader.evidence.record import MAX_RECORD_BYTES, RECORD_VARIABLE, Record, RecordProblem, parse_record
 from grader.labs import Case, Lab
 from grader.limits import LabLimits, Limits
-from grader.run_plan import EMULATED_ASAN, GRADE, GRADED, RunPlan
+from grader.paths import BUILD_DIR
+from grader.run_plan import EMULATED_ASAN, GRADE, GRADED, REFERENCE, RunPlan
 from grader.program_files import open_folder, open_left, remove_tree
 from grader.run import RunOutcome, run_program
 from grader.sandbox import Mount, Sandbox, clean_env, run_view
@@ -176,26 +177,47 @@ def with_time_factor(ready: ReadyCase, factor: float) -> ReadyCase:
                      ready.input_path, ready.expected_path)
 
 
-class CaseRunner:
-    """Runs any RunPlan of any case of one lab for one source: the plan's build, its environment,
-    its limit, its supervising tool, under this grading's sandbox and limits, hiding what no
-    program may read. Each run gets a fresh folder under `work`; its output is removed once read
-    unless keep_outputs (then the grader's folder keeps each GRADE run's output file)."""
+class GradingFolder:
+    """One grading's own folder under build/grading/, which its runners' folders share: reserved
+    when the first run needs it, removed when the grading ends (release). A sandbox user is
+    granted the folders above its runs, so two gradings of one source at once (the references of
+    several labs, two TAs) must never share one: mkdtemp makes each its own."""
 
-    def __init__(self, lab: Lab, builds: SourceBuilds, *, sandbox: Sandbox | None, hide: tuple[Path, ...],
-                 gpu: bool, work: Path, secret: hidden.Secret | None = None, keep_outputs: bool = False,
-                 tracer: Path | None = None):
-        self.lab, self.builds, self.sandbox, self.hide, self.gpu = lab, builds, sandbox, hide, gpu
-        self.work, self.secret, self.keep_outputs = work, secret, keep_outputs
+    def __init__(self, prefix: str, parent: Path = BUILD_DIR / "grading"):
+        self.prefix, self.parent = prefix, parent
+        self._path: Path | None = None
+
+    def path(self) -> Path:
+        if self._path is None:
+            self.parent.mkdir(parents=True, exist_ok=True)
+            self._path = Path(tempfile.mkdtemp(prefix=self.prefix, dir=self.parent))
+        return self._path
+
+    @property
+    def reserved(self) -> bool:
+        return self._path is not None
+
+    def release(self) -> None:
+        """Removes the folder and what the runs left in it; the next run reserves a new one."""
+        if self._path is not None:
+            remove_tree(self._path)
+            self._path = None
+
+
+class CaseRunner:
+    """Runs any RunPlan of any case of one lab for one source: the plan's build (of `builds`, or
+    for a REFERENCE plan of `reference`, the reference solution's), its environment, its limit,
+    its supervising tool, under this grading's sandbox and limits, hiding what no program may
+    read. Each run gets a fresh folder under the grading's folder; its output is removed once
+    read unless keep_outputs (then the grading's folder keeps each GRADE run's output file)."""
+
+    def __init__(self, lab: Lab, builds: SourceBuilds, reference: SourceBuilds, *, sandbox: Sandbox | None,
+                 hide: tuple[Path, ...], gpu: bool, folder: GradingFolder, secret: hidden.Secret | None = None,
+                 keep_outputs: bool = False, tracer: Path | None = None):
+        self.lab, self.builds, self.reference, self.sandbox, self.hide, self.gpu = lab, builds, reference, sandbox, hide, gpu
+        self.folder, self.secret, self.keep_outputs = folder, secret, keep_outputs
         self.tracer = tracer  # the GPU record's library (evidence/tracer_build.py), None where none was built
         self._hidden_ready: dict[str, ReadyCase] = {}
-
-    def for_builds(self, builds: SourceBuilds, work: Path) -> "CaseRunner":
-        """The same runner for another source's builds (the reference solution's)."""
-        other = CaseRunner(self.lab, builds, sandbox=self.sandbox, hide=self.hide, gpu=self.gpu, work=work,
-                           secret=self.secret, tracer=self.tracer)
-        other._hidden_ready = self._hidden_ready
-        return other
 
     def prepare(self, case: Case) -> ReadyCase:
         """The case's files; a hidden case's are made from the secret once per grading. ConfigError
@@ -207,18 +229,18 @@ class CaseRunner:
         return prepare(self.lab, case)
 
     def build_for(self, plan: RunPlan) -> BuildResult:
+        builds = self.reference if plan.purpose == REFERENCE else self.builds
         if plan.build == GRADED:
-            return self.builds.graded()
-        return self.builds.get(True, plan.build == EMULATED_ASAN)
+            return builds.graded()
+        return builds.get(True, plan.build == EMULATED_ASAN)
 
     def run(self, plan: RunPlan, ready: ReadyCase, *, wrap_argv=None) -> PlanRun:
         build = self.build_for(plan)
         if not build.ok:
             if build.grader_error:
-                return PlanRun(plan, IE, one_line(build.reason))
+                return PlanRun(plan, IE, build.reason)
             # Not a pass: code that will not build there would dodge the runs.
-            return PlanRun(plan, CE, one_line(self.builds.source.shorten(
-                f"{EMULATED_BUILD_FAILED} for {plan.named}: {build.reason[:200]}")))
+            return PlanRun(plan, CE, one_line(f"{EMULATED_BUILD_FAILED} for {plan.named}: {build.reason[:200]}"))
         ready = with_time_factor(ready, plan.time_factor)
         env, folder_env, view = dict(plan.env), {}, ()
         traced = plan.gpu_record and self.tracer is not None
@@ -230,7 +252,7 @@ class CaseRunner:
             ncu = counters.ncu_path()
             wrap_argv = lambda argv, folder: counters.ncu_argv(argv, folder / COUNTERS_NAME, ncu=ncu)  # noqa: E731
             view = (*view, *counters.ncu_install_dirs(ncu))
-        outcome, output, figures = run_case(build.programs[ready.case.program], ready, self.work,
+        outcome, output, figures = run_case(build.programs[ready.case.program], ready, self.folder.path() / self.lab.id,
                                             sandbox=self.sandbox, limits=self.lab.limits, gpu=self.gpu and not plan.emulated,
                                             hide=self.hide, wrap_argv=wrap_argv, env=env, profile=plan.profile,
                                             extra_view=view, folder_env=folder_env)

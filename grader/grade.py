@@ -23,19 +23,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from pathlib import Path
 
 from grader import hidden, sanitize
 from grader.case_grade import CaseGrader
 from grader.build import SourceBuilds, build_dir_for
 from grader.intake import Source
-from grader.case_run import CaseRunner
-from grader.evidence.grading import GpuEvidence
+from grader.case_run import CaseRunner, GradingFolder
+from grader.evidence.grading import GpuEvidence, grading_tracer
 from grader.gpu import gpu_count
 from grader.labs import PUBLIC, Case, Lab
-from grader.paths import BUILD_DIR
-from grader.program_files import remove_tree
+from grader.paths import BUILD_DIR, SOLUTIONS_DIR
 from grader.report import Report
 from grader.sandbox import Sandbox, gpu_device_nodes, protection_notes, sandbox_for
 from grader.text import one_line
@@ -71,22 +69,24 @@ class Grader:
         self.sanitize = (checks and not emu) if sanitize is None else sanitize
         self.gpus = 0 if emu else gpu_count()
         hide = [BUILD_DIR, *lab.instructor_only_files]
-        for path in (secret_file, os.environ.get("LABKIT_SECRET_FILE")):
-            if path:
+        # The secret's file, whoever read it (a batch hands the Grader the secret, not its file).
+        for path in (secret_file, self.secret and self.secret.path, os.environ.get("LABKIT_SECRET_FILE")):
+            if path and Path(path).resolve() not in hide:
                 hide.append(Path(path).resolve())
-        # This grading's own folder: a sandbox user is granted the folders above its runs, so two
-        # gradings of one source at once (the references of several labs, two TAs) never share one.
-        (BUILD_DIR / "grading").mkdir(parents=True, exist_ok=True)
-        self.folder = Path(tempfile.mkdtemp(prefix=f"{build_dir_for(source, emu, asan).name}-{lab.id}.",
-                                            dir=BUILD_DIR / "grading"))
         self.builds = SourceBuilds(lab, source, emu=emu, asan=asan, sandbox=self.sandbox, private=source.submission)
-        self.runner = CaseRunner(lab, self.builds, sandbox=self.sandbox, hide=tuple(hide),
-                                 gpu=not emu and bool(gpu_device_nodes()), work=self.folder / lab.id, secret=self.secret,
-                                 keep_outputs=keep_outputs)
-        # On a GPU node, the GPU run's own record and counters (grader/evidence/).
-        # LABKIT_EVIDENCE=off: a TA's benchmark of what the evidence costs (grader/scripts/bench_batch.sh).
-        self.evidence = GpuEvidence(lab, self.runner, self.builds,
-                                    enabled=not emu and os.environ.get("LABKIT_EVIDENCE", "on") != "off")
+        self.folder = GradingFolder(f"{build_dir_for(source, emu, asan).name}-{lab.id}.")
+        # On a GPU node, the GPU run's own record and counters (grader/evidence/): the tracer is
+        # built before any submission runs. LABKIT_EVIDENCE=off: a TA's benchmark of what the
+        # evidence costs (grader/scripts/bench_batch.sh).
+        evidence = not emu and os.environ.get("LABKIT_EVIDENCE", "on") != "off"
+        tracer = grading_tracer() if evidence else None
+        # The reference solution's builds: its runs (REFERENCE plans) time the cases and check that
+        # the GPU record can be taken here.
+        reference = SourceBuilds(lab, Source("solution", SOLUTIONS_DIR), emu=emu, asan=asan, sandbox=self.sandbox)
+        self.runner = CaseRunner(lab, self.builds, reference, sandbox=self.sandbox, hide=tuple(hide),
+                                 gpu=not emu and bool(gpu_device_nodes()), folder=self.folder, secret=self.secret,
+                                 keep_outputs=keep_outputs, tracer=tracer.path if tracer else None)
+        self.evidence = GpuEvidence(lab, self.runner, tracer)
         self.case_grader = CaseGrader(lab, source, self.runner, self.evidence, emu=emu, checks=checks, gpus=self.gpus)
 
     def grade(self, cases: list[Case] | None = None) -> Report:
@@ -96,10 +96,9 @@ class Grader:
             return self._report(self.cases if cases is None else cases)
         finally:
             if not self.runner.keep_outputs:
-                remove_tree(self.folder)
+                self.folder.release()
 
     def _report(self, cases: list[Case]) -> Report:
-        timing = self.reference_timing(cases)  # nothing runs until its figures are asked for
         self.log(f"building {self.lab.id} from {self.source.root} ...")
         build = self.builds.graded()
         report = Report(self.lab.id, self.source.name, self.emu, [], build_log=build.log)
@@ -116,9 +115,12 @@ class Grader:
                                       f"(fingerprint {self.secret.fingerprint})")
         if not build.ok:
             verdict = IE if build.grader_error else CE
-            report.results = [CaseResult(c.name, verdict, one_line(self.source.shorten(build.reason)), 0.0, c.points)
+            report.results = [CaseResult(c.name, verdict, build.reason, 0.0, c.points)
                               for c in cases]
             return report
+        # A source that built is timed against the reference solution, run as it is.
+        timing = ReferenceTiming(self.lab, cases, self.source, self.runner, emu=self.emu, asan=self.asan,
+                                 checks=self.checks, gpus=self.gpus)
         reference = timing.reference_metrics(report)
         limits = timing.time_limits(report)
         for case in cases:
@@ -138,8 +140,3 @@ class Grader:
         if self.sanitize:
             sanitize.SanitizerStep(self.lab, cases, self.runner, log=self.log).run(report)
         return report
-
-    def reference_timing(self, cases: list[Case] | None = None) -> ReferenceTiming:
-        """The reference solution's times and figures for these cases, through this grading's runner."""
-        return ReferenceTiming(self.lab, self.cases if cases is None else cases, self.source, self.runner,
-                               emu=self.emu, asan=self.asan, checks=self.checks, gpus=self.gpus)

@@ -48,6 +48,7 @@ HIDDEN_GROUP = "hidden"
 class Secret:
     value: bytes
     source: str  # where it came from, for messages (never the value)
+    path: Path | None = None  # the file it was read from: no graded program may see it
 
     def derive(self, label: str) -> int:
         digest = hmac.new(self.value, label.encode(), hashlib.sha256).digest()
@@ -81,7 +82,7 @@ def load_secret(secret_file: Path | None = None, env: dict[str, str] | None = No
     if len(value) < MIN_SECRET_CHARS:
         raise ConfigError(f"the secret in {source} has {len(value)} characters; use at least "
                           f"{MIN_SECRET_CHARS} (python3 -m grader secret prints a fresh one)")
-    return Secret(value, source)
+    return Secret(value, source, Path(secret_file) if secret_file is not None else None)
 
 
 def _param(secret: Secret, label: str, spec, where: str):

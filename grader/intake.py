@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.labs import ConfigError, Lab
-from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
-from grader.text import one_line
+from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
+from grader.text import one_line, shorten_paths
 
 MAX_FILE_BYTES = 1 << 20  # one source file
 MAX_TOTAL_BYTES = 8 << 20  # all of them
@@ -49,16 +49,8 @@ class Source:
     submission: bool = False
 
     def shorten(self, reason: str) -> str:
-        """A reason with the grader's own folders taken off the student's file names:
-        '<lab>/x.c:16', not 'build/unpacked/alice-1f2e3d4c/<lab>/x.c:16'. A kit folder (starter/,
-        solutions/) stays: 'starter/<lab>/x.c:16' is the path the program itself prints."""
-        root = Path(self.root).resolve()
-        if root.is_relative_to(KIT_ROOT.resolve()) and not root.is_relative_to(BUILD_DIR.resolve()):
-            return reason.replace(str(KIT_ROOT.resolve()) + "/", "")
-        for prefix in (str(root) + "/", os.path.relpath(root, KIT_ROOT) + "/"):
-            if not prefix.startswith(".."):
-                reason = reason.replace(prefix, "")
-        return reason
+        """A reason with the grader's own folders taken off the student's file names (text.shorten_paths)."""
+        return shorten_paths(reason, self.root)
 
 
 def source_for(args, lab: Lab) -> Source:

@@ -10,6 +10,7 @@ neither memory nor a stall.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -186,6 +187,24 @@ class _Watchdog:
         return "disk" if used > limits.disk_bytes or entries > MAX_WORK_ENTRIES else ""
 
 
+CONFINE_EXEC = "labkit-confine"  # the "exec" of confine.py's status record (bubblewrap's has none)
+
+
+def _status_records(data: bytes) -> list[dict]:
+    """The sandbox's status records (bubblewrap's --json-status-fd, confine.py's status_fd): JSON
+    objects one after the other; reading stops at the first that is not one."""
+    rest, records = data.decode("utf-8", "replace").strip(), []
+    while rest:
+        try:
+            record, end = json.JSONDecoder().raw_decode(rest)
+        except ValueError:
+            break
+        if isinstance(record, dict):
+            records.append(record)
+        rest = rest[end:].lstrip()
+    return records
+
+
 def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None,
                 env: dict[str, str] | None = None, limits: Limits | None = None,
                 wrap: Callable[[list[str], int], list[str]] | None = None,
@@ -258,12 +277,14 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
     sandbox_error = ""
     if status_r is not None:
         with os.fdopen(status_r, "rb") as f:
-            status_text = f.read(65536).decode("utf-8", "replace")
-        if '"child-pid"' not in status_text and not timed_out and not watchdog.limit_hit:
+            statuses = _status_records(f.read(65536))
+        started = any("child-pid" in status for status in statuses)
+        if not started and not timed_out and not watchdog.limit_hit:
             lines = err.text().strip().splitlines() or [f"bwrap exit status {code}"]
             # The sandbox's own launcher (labkit-confine, Python) failing says why on its last line.
             sandbox_error = lines[-1] if lines[0].startswith("Traceback") else lines[0]
-        elif exit_code is not None and 128 < exit_code <= 128 + 64 and "labkit-confine" not in status_text:
+        elif exit_code is not None and 128 < exit_code <= 128 + 64 and \
+                not any(status.get("exec") == CONFINE_EXEC for status in statuses):
             # bwrap passes a child's death by signal N on as exit status 128 + N.
             exit_code, sig = None, exit_code - 128
     cpu_s = (rusage.ru_utime + rusage.ru_stime) if rusage else 0.0

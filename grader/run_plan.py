@@ -21,7 +21,9 @@ outcome decides (purpose). The grader reads the fields back; the words a reason 
     COUNTERS     the GPU's counters of the case's kernels   counters_plan
     DIAGNOSE     a hint in a reason, never a verdict        one_device_plan
     SANITIZE     a checker's finding                        sanitize_plans
-    REFERENCE    the reference solution's time and figures  reference_plans
+    REFERENCE    the reference solution's time and figures  reference_plans; the GPU evidence's
+                 (the runner runs its build), and whether   check that the record can be taken
+                 the GPU record can be taken here           (evidence/grading.py)
 """
 
 from __future__ import annotations

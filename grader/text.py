@@ -9,8 +9,12 @@ behind a bidirectional override. Each report format escapes it once more for its
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
+from pathlib import Path
+
+from grader.paths import BUILD_DIR, KIT_ROOT
 
 MAX_REASON_CHARS = 500
 # Bidirectional overrides and isolates, and zero-width characters: they reorder or hide text.
@@ -47,3 +51,16 @@ def csv_cell(text: str) -> str:
     """A cell a spreadsheet shows as text: one that would start a formula gets a leading '."""
     text = one_line(text, limit=10 * MAX_REASON_CHARS)
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def shorten_paths(text: str, root: Path) -> str:
+    """text with the grader's own folders taken off the file names of the student files in root:
+    '<lab>/x.c:16', not 'build/unpacked/alice-1f2e3d4c/<lab>/x.c:16'. A kit folder (starter/,
+    solutions/) stays: 'starter/<lab>/x.c:16' is the path the program itself prints."""
+    root = Path(root).resolve()
+    if root.is_relative_to(KIT_ROOT.resolve()) and not root.is_relative_to(BUILD_DIR.resolve()):
+        return text.replace(str(KIT_ROOT.resolve()) + "/", "")
+    for prefix in (str(root) + "/", os.path.relpath(root, KIT_ROOT) + "/"):
+        if not prefix.startswith(".."):
+            text = text.replace(prefix, "")
+    return text

@@ -8,13 +8,12 @@ judged_on_wall) is the first section below."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import math
 
 from grader import KIT_VERSION
-from grader.build import SourceBuilds, build_lock
+from grader.build import build_lock
 from grader.intake import Source
 from grader.case_run import CaseRunner, metric
 from grader.labs import Case, Lab
@@ -105,22 +104,19 @@ def judged_on_wall(wall_s: float, reference_wall_s: float | None, slow_factor: f
 
 
 class ReferenceTiming:
-    """The reference solution's times and figures for one grading, run through the grading's own
-    runner (the same sandbox, limits and plans as the student's) on the reference's builds."""
+    """The reference solution's times and figures for one grading's cases, run through the
+    grading's own runner (REFERENCE plans: the same sandbox, limits and plans as the student's)."""
 
     def __init__(self, lab: Lab, cases: list[Case], source: Source, runner: CaseRunner, *, emu: bool,
                  asan: bool, checks: bool, gpus: int):
-        self.lab, self.cases, self.source = lab, cases, source
+        self.lab, self.cases, self.source, self.runner = lab, cases, source, runner
         self.emu, self.asan, self.checks, self.gpus = emu, asan, checks, gpus
         self.walls: dict[str, float] = {}  # case -> the reference's wall time, measured with its figure
-        solution = Source("solution", SOLUTIONS_DIR)
-        self.reference = SourceBuilds(lab, solution, emu=emu, asan=asan, sandbox=runner.sandbox)
-        self._grading_runner = runner
 
-    @functools.cached_property
-    def runner(self) -> CaseRunner:
-        """The grading's runner for the reference's builds, made when the reference first runs."""
-        return self._grading_runner.for_builds(self.reference, self._grading_runner.work.with_name(self.lab.id + "-reference"))
+    @property
+    def of_itself(self) -> bool:
+        """Whether the graded source is the reference solution itself: no threshold against itself."""
+        return self.source == self.runner.reference.source
 
     def mark_slow(self, result: CaseResult, why: str) -> None:
         """Correct but over a timing threshold: the lab's partial credit."""
@@ -153,7 +149,7 @@ class ReferenceTiming:
         if not self.emu and self.apply_margins(result):
             return
         skipped = ("timing threshold skipped: CPU emulation (EMU=1)" if self.emu else
-                   "the reference solution: no threshold against itself" if self.source.name == "solution"
+                   "the reference solution: no threshold against itself" if self.of_itself
                    else "" if timing.slow_factor <= 0 else None)
         if skipped is not None:
             result.timing_note = "; ".join(filter(None, (result.timing_note, skipped)))
@@ -187,7 +183,7 @@ class ReferenceTiming:
         """Each case's time limit from the reference solution's time on this machine, in this
         flavor (limits.GRADING_TIME_LIMITS).
         The reference's times are measured once and kept in build/reference-walls/."""
-        if self.source.name == "solution" or not (SOLUTIONS_DIR / self.lab.id).is_dir():
+        if self.of_itself or not (SOLUTIONS_DIR / self.lab.id).is_dir():
             return {}
         key = hashlib.sha256(json.dumps([KIT_VERSION, self.emu, self.asan, self.checks,
                                          [dataclasses.astuple(c)[:6] for c in self.cases]]).encode())
@@ -210,7 +206,7 @@ class ReferenceTiming:
 
     def _measure_walls(self) -> dict[str, float]:
         """The reference solution's wall time on each case, run as the student's will be."""
-        if not self.reference.graded().ok:
+        if not self.runner.reference.graded().ok:
             return {}
         walls = {}
         for case in self.cases:
@@ -233,13 +229,13 @@ class ReferenceTiming:
         if self.emu:
             report.notes.append("timing thresholds are skipped under CPU emulation (EMU=1)")
             return {}
-        if self.source.name == "solution":
-            return {}  # the reference is not timed against itself
+        if self.of_itself:
+            return {}
         if not (SOLUTIONS_DIR / self.lab.id).is_dir():
             report.notes.append(f"no reference solution in this copy of the kit (solutions/{self.lab.id} is "
                                 f"missing, as in the student edition): timing thresholds not checked")
             return {}
-        build = self.reference.graded()
+        build = self.runner.reference.graded()
         if not build.ok:
             report.notes.append(f"the reference solution did not build ({build.reason}); timing not checked")
             return {}

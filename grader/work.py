@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 WORK = "WORK"  # the verdict (grader/verdict.py)
 PROFILE_NAME = "profile.json"
-KIT_FILE = re.compile(r"(^|/)labs/[a-z]+/")  # the kit's harness and emulator, not the student's
+KIT_FILE = re.compile(r"(^|/)labs/[a-z_]+/")  # the kit's harness and emulator, not the student's
 
 
 class WorkConfigError(Exception):
@@ -59,9 +59,20 @@ HEADER_FACTS = ("n", "m")  # what [work] input_header may name: CaseFacts' sizes
 
 
 @dataclass(frozen=True)
-class Check:
-    name: str
+class ForCases:
+    """A lab.toml table that applies to the cases whose params match its `when` ([[work.check]],
+    [[evidence.case]], [evidence.timing]): each key a case param (case_options'), or "program";
+    a value of "" matches a case without that param: when = { kernel = "tiled", baseline = "" }."""
     when: dict
+
+    def applies(self, params: dict, program: str) -> bool:
+        return all(program == value if key == "program" else params.get(key, "") == value
+                   for key, value in self.when.items())
+
+
+@dataclass(frozen=True)
+class Check(ForCases):
+    name: str
     settings: dict
     run: CheckFunction
 
@@ -97,7 +108,7 @@ def parse_rules(table: dict, where: str, own_checks: dict[str, CheckFunction] | 
                 f"{', '.join(sorted(own_checks or {})) or 'none'}) nor a generic one (grader/work.py: "
                 f"{', '.join(sorted(GENERIC_CHECKS))}): write it in {own_file}, or use one of those")
         settings = {k: v for k, v in raw.items() if k not in ("check", "when")}
-        checks.append(Check(name, dict(raw.get("when", {})), settings, known[name]))
+        checks.append(Check(dict(raw.get("when", {})), name, settings, known[name]))
     header = tuple(table.get("input_header", ()))
     if not set(header) <= set(HEADER_FACTS) or len(set(header)) != len(header):
         raise WorkConfigError(f"{where}: [work] input_header = {list(header)}: name each of "
@@ -255,13 +266,6 @@ def case_options(args: tuple[str, ...] | list[str], params: dict) -> dict:
     return {**options, **params}
 
 
-def when_matches(when: dict, params: dict, program: str) -> bool:
-    """lab.toml's `when` (of [[work.check]], [[evidence.case]], [evidence.timing]): each key a case
-    param, or "program"; a value of "" matches a case without that param: { kernel = "tiled", baseline = "" }."""
-    return all(program == value if key == "program" else params.get(key, "") == value
-               for key, value in when.items())
-
-
 def judge(rules: WorkRules, facts: CaseFacts, profile: dict | None) -> str | None:
     """None when the run did the lab's work (or nothing is asked of this case), else the reason."""
     if not rules.active or (rules.programs and facts.program not in rules.programs):
@@ -274,7 +278,7 @@ def judge(rules: WorkRules, facts: CaseFacts, profile: dict | None) -> str | Non
         if reason:
             return reason
     for check in rules.checks:
-        if when_matches(check.when, facts.params, facts.program):
+        if check.applies(facts.params, facts.program):
             reason = check.run(profile, facts, check.settings)
             if reason:
                 return reason

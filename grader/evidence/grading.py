@@ -1,7 +1,9 @@
 """The GPU run's evidence in a grading: what grade.py asks of this folder on a GPU node.
 
-    GpuEvidence(lab, runner, builds, enabled)   once per grading; builds the tracer (the runner
-                                                loads it into each run whose plan asks for a record)
+    grading_tracer()                            the tracer, built before any submission runs; the
+                                                grading's runners load it into each run whose plan
+                                                asks for a record
+    GpuEvidence(lab, runner, tracer)            once per grading (tracer None: no evidence taken)
     .judge(case, ready, gpu_run, emulated_run)  '' when the GPU run's own record (and, on the first
                                                 small case of each program, its counters) shows the
                                                 work the emulated run of the case did; else the
@@ -19,41 +21,55 @@ is judged on the emulated run alone, as before the record existed.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from grader.build import SourceBuilds, build_lock
-from grader.intake import Source
+from grader.build import build_lock
 from grader.evidence import counters as gpu_counters
 from grader.evidence.compare import compare_records, kernels_in_nm
 from grader.evidence.record import Record, RecordProblem, from_emulator_profile
 from grader.evidence.timing import timed_repetitions, timing_backed
-from grader.evidence.tracer_build import build_tracer
+from grader.evidence.tracer_build import TracerBuild, build_tracer
 from grader.labs import Case, Lab
-from grader.paths import SOLUTIONS_DIR
 from grader.run_plan import REFERENCE, RunPlan, counters_plan
 from grader.text import one_line
-from grader.work import case_options, when_matches
+from grader.work import case_options
+
+if TYPE_CHECKING:
+    from grader.case_run import CaseRunner
 
 
+def grading_tracer() -> TracerBuild:
+    """The tracer for a grading, built once (again only when tracer.cpp changed), under a lock:
+    gradings side by side (a batch's workers) wait for one build."""
+    with build_lock("evidence-tracer"):
+        return build_tracer()
+
+
+@dataclass
 class GpuEvidence:
-    def __init__(self, lab: Lab, runner, builds: SourceBuilds, *, enabled: bool):
-        self.lab, self.runner, self.builds, self.enabled = lab, runner, builds, enabled
-        self._notes: dict[str, None] = {}  # in order, once each
-        self._kit_kernels: list[str] | None = None
-        self._instrument_works: dict[str, bool] = {}  # by program: one that never uses CUDA leaves no record
-        self._counted_programs: set[str] = set()
-        if enabled:
-            with build_lock("evidence-tracer"):
-                tracer = build_tracer()
-            runner.tracer = tracer.path
-            if tracer.path is None:
-                self._note(f"the GPU record was not taken: {tracer.reason}; the lab's work was judged on the "
-                           f"emulated run alone")
+    """The GPU evidence of one grading. runner: the grading's (case_run.CaseRunner); tracer:
+    grading_tracer()'s, None where no evidence is taken."""
+    lab: Lab
+    runner: "CaseRunner"
+    tracer: TracerBuild | None
+    _notes: dict[str, None] = field(default_factory=dict, init=False)  # in order, once each
+    _kit_kernels: list[str] | None = field(default=None, init=False)
+    _instrument_works: dict[str, bool] = field(default_factory=dict, init=False)  # by program: a CPU one leaves no record
+    _counted_programs: set[str] = field(default_factory=set, init=False)
+
+    @property
+    def taken(self) -> bool:
+        """Whether GPU runs are traced here: evidence asked for, and the tracer built."""
+        return self.tracer is not None and self.tracer.path is not None
 
     def _note(self, text: str) -> None:
         self._notes[one_line(text)] = None
 
     def notes(self) -> list[str]:
+        if self.tracer is not None and self.tracer.path is None:
+            return [one_line(f"the GPU record was not taken: {self.tracer.reason}; the lab's work was judged on the "
+                             f"emulated run alone")]
         return list(self._notes)
 
     # ---- the record against the emulated run ----------------------------------------------------
@@ -62,7 +78,7 @@ class GpuEvidence:
         comparison: a GPU record names kernels, not their files."""
         if self._kit_kernels is None:
             found: list[str] = []
-            build = self.builds.graded()
+            build = self.runner.builds.graded()
             objects = sorted({p for program in build.programs.values()
                               for p in (program.parent.parent / "obj").rglob("*.o")})
             for obj in objects:
@@ -80,10 +96,8 @@ class GpuEvidence:
         a lab's CPU program leaves no record, and must not turn the evidence off for the others)."""
         program = ready.case.program
         if program not in self._instrument_works:
-            reference = SourceBuilds(self.lab, Source("solution", SOLUTIONS_DIR), emu=False, asan=False,
-                                     sandbox=self.runner.sandbox)
-            runner = self.runner.for_builds(reference, self.runner.work.with_name(self.lab.id + "-evidence"))
-            run = runner.run(replace(plan, purpose=REFERENCE), ready) if reference.graded().ok else None
+            reference = replace(plan, purpose=REFERENCE)
+            run = self.runner.run(reference, ready) if self.runner.build_for(reference).ok else None
             works = self._instrument_works[program] = run is not None and isinstance(run.record, Record)
             if not works:
                 why = run.record.reason if run is not None and isinstance(run.record, RecordProblem) else \
@@ -93,7 +107,7 @@ class GpuEvidence:
         return self._instrument_works[program]
 
     def judge(self, case: Case, ready, gpu_run, emulated_run) -> str:
-        if not self.enabled or self.runner.tracer is None:
+        if not self.taken:
             return ""
         record = gpu_run.record
         if not isinstance(record, Record):
@@ -144,10 +158,10 @@ class GpuEvidence:
     # ---- timing ----------------------------------------------------------------------------------
     def timing_unbacked(self, case: Case, gpu_run) -> str | None:
         rule = self.lab.evidence.timing
-        if rule is None or not self.enabled or self.runner.tracer is None:
+        if rule is None or not self.taken:
             return None
         params = case_options(list(case.args), dict(case.params))
-        if not when_matches(rule.when, params, case.program) or rule.reps not in params:
+        if not rule.applies(params, case.program) or rule.reps not in params:
             return None
         figure = gpu_run.figures.get(self.lab.timing.metric)
         record = gpu_run.record

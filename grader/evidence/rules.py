@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.work import when_matches
-
+from grader.work import ForCases
 
 
 class EvidenceConfigError(Exception):
@@ -31,10 +30,14 @@ class EvidenceConfigError(Exception):
 
 
 @dataclass(frozen=True)
-class Timing:
+class Timing(ForCases):
     warmups: int
     reps: str
-    when: dict
+
+
+@dataclass(frozen=True)
+class CaseSettings(ForCases):
+    settings: dict  # launch_counts, geometry
 
 
 @dataclass(frozen=True)
@@ -42,16 +45,16 @@ class EvidenceRules:
     launch_counts: str = "exact"
     geometry: bool = True
     counters: bool = True
-    cases: tuple[tuple[dict, dict], ...] = ()  # (when, settings)
+    cases: tuple[CaseSettings, ...] = ()
     timing: Timing | None = None
 
     def for_case(self, params: dict, program: str) -> tuple[str, bool]:
         """(launch_counts, geometry) for a case of `program` with these params (work.case_options's)."""
         launch_counts, geometry = self.launch_counts, self.geometry
-        for when, settings in self.cases:
-            if when_matches(when, params, program):
-                launch_counts = settings.get("launch_counts", launch_counts)
-                geometry = settings.get("geometry", geometry)
+        for rule in self.cases:
+            if rule.applies(params, program):
+                launch_counts = rule.settings.get("launch_counts", launch_counts)
+                geometry = rule.settings.get("geometry", geometry)
         return launch_counts, geometry
 
 
@@ -73,12 +76,12 @@ def parse_rules(table: dict, where: str) -> EvidenceRules:
             raise EvidenceConfigError(f"{where}: [[evidence.case]] takes when, launch_counts and geometry")
         if "launch_counts" in settings:
             _launch_counts(settings["launch_counts"], where)
-        cases.append((dict(raw.get("when", {})), settings))
+        cases.append(CaseSettings(dict(raw.get("when", {})), settings))
     timing = None
     if "timing" in table:
         raw = table["timing"]
         try:
-            timing = Timing(int(raw.get("warmups", 0)), str(raw.get("reps", "reps")), dict(raw.get("when", {})))
+            timing = Timing(dict(raw.get("when", {})), int(raw.get("warmups", 0)), str(raw.get("reps", "reps")))
         except (TypeError, ValueError) as e:
             raise EvidenceConfigError(f"{where}: [evidence.timing] is malformed ({e})") from None
     return EvidenceRules(_launch_counts(table.get("launch_counts", "exact"), where), bool(table.get("geometry", True)),

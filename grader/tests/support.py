@@ -48,5 +48,12 @@ def fake_grader(program: Path, expected: Path, tmp_path: Path, *, emu: bool, tim
                     log=lambda *_: None, sandbox="off")
     grader.builds.set_graded(BuildResult(True, {"fake": program}, "", ""))
     grader.runner.prepare = lambda case: ready(case, expected)
-    grader.runner.work = tmp_path / "work"
+    grader.folder.parent = tmp_path / "work"
     return grader
+
+
+def reference_timing(grader):
+    """The ReferenceTiming a grading by `grader` of its cases makes (grade.py's _report)."""
+    from grader.timing import ReferenceTiming
+    return ReferenceTiming(grader.lab, grader.cases, grader.source, grader.runner, emu=grader.emu, asan=grader.asan,
+                           checks=grader.checks, gpus=grader.gpus)

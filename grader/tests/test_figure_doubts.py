@@ -41,13 +41,13 @@ def test_reported_fast_but_the_process_was_slow():
 
 
 def test_grader_judges_a_flagged_case_on_its_wall_time(fake_program, expected_file, tmp_path, monkeypatch):
-    from support import fake_grader
+    from support import fake_grader, reference_timing
     # Reports 1200 ms (within 1.5 x the reference's 1000 ms) but the reference process took 0.1 s
     # in all and this one more than 1.2 s: the grader's clock wins.
     monkeypatch.setenv("FAKE_KERNEL_MS", "1200")
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})
     grader = fake_grader(fake_program, expected_file, tmp_path, emu=False)
-    timing = grader.reference_timing()
+    timing = reference_timing(grader)
     timing.walls = {"c1": 0.1}
     result = grader.case_grader.grade(grader.cases[0], {"c1": 1000.0}, timing)
     assert result.verdict == "SLOW" and result.timing_flagged

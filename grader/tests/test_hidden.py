@@ -67,3 +67,13 @@ def test_reference_passes_the_hidden_cases_under_emulation():
     assert "3 hidden cases" in report.notes  # what a student may see
     assert any("made from the secret in test (fingerprint" in n for n in report.staff_notes)  # the TA's
     assert not any("fingerprint" in n or "secret in" in n for n in report.notes)
+
+
+def test_the_secrets_file_is_hidden_from_the_runs_however_the_grader_got_the_secret(tmp_path, monkeypatch):
+    """A batch hands each Grader the secret it read, not the file: the file is hidden all the same."""
+    monkeypatch.delenv("LABKIT_SECRET_FILE", raising=False)
+    secret_file = tmp_path / "secret"
+    secret_file.write_text("a secret of more than sixteen characters\n")
+    grader = Grader(load_lab("increment"), Source("solution", SOLUTIONS_DIR), emu=True, sandbox="off",
+                    secret=load_secret(secret_file), log=lambda *_: None)
+    assert secret_file.resolve() in grader.runner.hide

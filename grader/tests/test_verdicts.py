@@ -7,7 +7,7 @@ from grader.intake import Source
 from grader.case_run import judge, run_case
 from grader.verdict import AC, RE, SLOW, TLE, WA
 
-from support import fake_case, fake_grader, fake_lab, ready
+from support import fake_case, fake_grader, fake_lab, ready, reference_timing
 
 
 def verdict_of(mode, fake_program, expected_file, tmp_path, **kw):
@@ -94,7 +94,7 @@ def test_timing_threshold_relative_to_reference(kernel_ms, verdict, points, fake
     monkeypatch.setenv("FAKE_KERNEL_MS", str(kernel_ms))
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})  # FAKE_KERNEL_MS
     grader = fake_grader(fake_program, expected_file, tmp_path, emu=False)
-    result = grader.case_grader.grade(grader.cases[0], {"c1": 1.0}, grader.reference_timing())
+    result = grader.case_grader.grade(grader.cases[0], {"c1": 1.0}, reference_timing(grader))
     assert (result.verdict, result.points) == (verdict, points)
     assert "x reference 1.000" in result.timing_note
 
@@ -103,7 +103,7 @@ def test_timing_is_skipped_and_said_under_emulation(fake_program, expected_file,
     monkeypatch.setenv("FAKE_KERNEL_MS", "100")
     monkeypatch.setattr("grader.case_run.clean_env", lambda env, **extra: {**env, **extra})
     grader = fake_grader(fake_program, expected_file, tmp_path, emu=True)
-    result = grader.case_grader.grade(grader.cases[0], {}, grader.reference_timing())
+    result = grader.case_grader.grade(grader.cases[0], {}, reference_timing(grader))
     assert result.verdict == AC
     assert result.timing_note == "timing threshold skipped: CPU emulation (EMU=1)"
 
@@ -115,7 +115,7 @@ def test_margins_cap_a_reported_figure(ratio, verdict, points, tmp_path):
     lab = replace(fake_lab([fake_case(timed=True)]), margins={"time_vs_baseline": 0.8})
     grader = Grader(lab, Source("sub-x", tmp_path, submission=True), emu=False, sandbox="off", log=lambda *_: None)
     result = CaseResult("c1", AC, "correct", 10.0, 10.0, figures={"time_vs_baseline": ratio})
-    grader.reference_timing().apply_margins(result)
+    reference_timing(grader).apply_margins(result)
     assert (result.verdict, result.points) == (verdict, points)
     if verdict == SLOW:
         assert result.reason == "correct but slow: time_vs_baseline is 0.950, over the 0.8 that lab.toml's [margins] allows"

@@ -15,6 +15,7 @@ from authoring import dist
 from grader.grade import Grader
 from grader.intake import Source
 from grader.report import Report
+from grader.timing import ReferenceTiming
 from grader.labs import lab_ids, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
 
@@ -190,7 +191,9 @@ def test_missing_solutions_give_a_note_not_a_crash(monkeypatch, tmp_path):
     lab = timed[0]
     grader = Grader(lab, Source("starter", STARTER_DIR), emu=False, groups=("public", "large"))
     report = Report(lab.id, "starter", False, [])
-    assert grader.reference_timing().reference_metrics(report) == {}
+    reference = ReferenceTiming(lab, grader.cases, grader.source, grader.runner, emu=False, asan=False, checks=True,
+                                gpus=grader.gpus)
+    assert reference.reference_metrics(report) == {}
     assert any("no reference solution in this copy of the kit" in note for note in report.notes)
 
 
