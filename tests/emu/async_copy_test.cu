@@ -8,6 +8,7 @@
 #include <cuda/pipeline>
 
 #include "emu_test_util.h"
+#include "exit_codes.h"
 
 namespace cg = cooperative_groups;
 
@@ -225,6 +226,41 @@ TEST(AsyncCopy, GroupCopySharedByTheTileIsWholeAfterWait)
     std::vector<double> got = out.host();
     for (int w = 0; w < 2; ++w)
         for (int i = 0; i < 64; ++i) EXPECT_EQ(2 * values[64 * w + 63 - i], got[64 * w + i]) << w << " " << i;
+}
+
+// ---- The race detector sees a copy's stores where its wait is: another thread's read needs a
+// barrier after that wait, not only after the copy was issued (which is a bug on a GPU too).
+template <bool kBarrierAfterWait>
+__global__ void read_a_neighbours_copy(const int *in, int *out)
+{
+    __shared__ int staged[2];
+    const int t = (int)threadIdx.x;
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+    pipe.producer_acquire();
+    cuda::memcpy_async(&staged[t], &in[t], sizeof(int), pipe);
+    pipe.producer_commit();
+    __syncthreads();  // too early: the copies may not have landed
+    pipe.consumer_wait();
+    if (kBarrierAfterWait) __syncthreads();
+    out[t] = staged[1 - t];
+}
+
+void launch_and_exit(void (*kernel)(const int *, int *))
+{
+    setenv("EMU_RACECHECK", "1", 1);
+    DeviceArray<int> in(std::vector<int>{5, 7}), out(2);
+    kernel<<<1, 2>>>(in.get(), out.get());
+    cudaDeviceSynchronize();
+    std::vector<int> got = out.host();
+    std::exit(got[0] == 7 && got[1] == 5 ? 0 : 1);
+}
+
+TEST(AsyncCopy, RaceDetectorSeesACopyWhereItsWaitIs)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(launch_and_exit(read_a_neighbours_copy<false>), ::testing::ExitedWithCode(LAB_EXIT_RACE),
+                "data race on __shared__.*cuda::memcpy_async");
+    EXPECT_EXIT(launch_and_exit(read_a_neighbours_copy<true>), ::testing::ExitedWithCode(0), "^$");
 }
 
 }  // namespace
