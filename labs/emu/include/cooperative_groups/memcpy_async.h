@@ -2,7 +2,7 @@
 // emulator (EMU=1).
 //
 // cg::memcpy_async(group, dst, src, size) is a collective copy: every thread of the group calls
-// it with the same arguments and the group's threads share the work ([NVIDIA CUDA C++ Programming
+// it with the same arguments and the group's threads share the work ([NVIDIA CUDA Programming
 // Guide n.d.], "memcpy_async"); cg::wait(group) waits for the group's copies and syncs the group,
 // cg::wait_prior<N>(group) for all but its N most recent (here all: none is pending). Each thread
 // makes its share at the call (the words of the copy whose index modulo the group's size is

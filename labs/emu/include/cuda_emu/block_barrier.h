@@ -3,7 +3,7 @@
 // bar;` made ready by one thread with `init(&bar, count)`, as on a GPU, where a __shared__
 // object is never constructed).
 //
-// What it does ([NVIDIA CUDA C++ Programming Guide n.d.], "Asynchronous Barrier"): each phase
+// What it does ([NVIDIA CUDA Programming Guide n.d.], "Asynchronous Barrier"): each phase
 // expects `count` arrivals; arrive() counts one and returns a token of the phase; wait(token)
 // returns once that phase has completed; the last arrival runs the completion function and
 // starts the next phase; arrive_and_drop() also lowers the count of later phases. A block's

@@ -1,7 +1,7 @@
 // libcu++'s cuda::pipeline (<cuda/pipeline>) under the CPU emulator (EMU=1): a thread's own
 // pipeline of asynchronous copies (cuda::make_pipeline(), thread_scope_thread).
 //
-// The pipeline is a queue of stages ([NVIDIA CUDA C++ Programming Guide n.d.], "Asynchronous Data
+// The pipeline is a queue of stages ([NVIDIA CUDA Programming Guide n.d.], "Asynchronous Data
 // Copies using cuda::pipeline"): producer_acquire opens a stage, memcpy_async adds copies to it,
 // producer_commit closes it; consumer_wait waits for the oldest committed stage and
 // consumer_release frees it; pipeline_consumer_wait_prior<N> waits for all committed stages but
