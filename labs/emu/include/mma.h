@@ -308,23 +308,36 @@ inline void store_matrix_sync(P *p, const fragment<accumulator, M, N, K, T> &a, 
 }
 
 namespace detail {
-// A lane's part in one mma_sync: where its fragments are, and (in lane 0's, the warp's) the
-// product the first lane to go on forms for the whole warp.
-template <class FA, class FB, class FC, int M, int N>
+// A lane's part in one mma_sync: where its fragments are.
+template <class FA, class FB, class FC>
 struct MmaLane {
     const FA *a;
     const FB *b;
     const FC *c;
-    bool formed;
-    double product[M][N];
 };
+
+// The product of a warp's current mma_sync, formed by the first of its lanes to go on after the
+// lanes met, and read by each lane for its elements of d: `taken` counts the lanes that have
+// read it, and the 32nd starts over. A block runs on one CPU thread at a time and every lane of
+// a warp must meet again before its next product is formed, so one record per warp of this CPU
+// thread is enough. M x N is at most 256 in every shape CUDA offers.
+struct WarpProduct {
+    unsigned int taken;
+    double value[256];
+};
+inline WarpProduct &warp_product()
+{
+    thread_local WarpProduct *products = new WarpProduct[32]();  // a block has at most 32 warps
+    unsigned int linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return products[(linear / 32u) % 32u];
+}
 
 // The whole matrices, gathered once from the lanes' fragments (each element converted once),
 // then D = A·B + C with every (i, j) summed from C in k order: in double for float, half, bf16,
 // TF32 and integer operands (exact products, one rounding at the end), with one rounded fma per
 // product for double (DMMA is IEEE FP64).
 template <int M, int N, int K, class TA, class TC, class FA, class FB, class FC>
-inline void form_product(MmaLane<FA, FB, FC, M, N> *const *lanes, double (&d)[M][N])
+inline void form_product(const MmaLane<FA, FB, FC> *const *lanes, double (&d)[M][N])
 {
     const auto &a_owner = Owners<matrix_a, FA::rows, FA::cols, (int)sizeof(typename FA::element_type)>::get();
     const auto &b_owner = Owners<matrix_b, FB::rows, FB::cols, (int)sizeof(typename FB::element_type)>::get();
@@ -369,9 +382,9 @@ inline typename storage<TD>::type accumulator_value(double sum, bool satf)
 }  // namespace detail
 
 // d = a·b + c for the warp's whole matrices. The lanes meet and show each other where their
-// fragments are; the first lane to go on forms the warp's product (into lane 0's MmaLane, alive
-// until the second meeting), each lane takes its elements of d from it, and only after a second
-// meeting (when no lane reads fragments any more) writes them: d may be c, or another lane's a.
+// fragments are; the first lane to go on forms the warp's product (every operand is read then,
+// while the other lanes wait), and each lane takes its elements of d from it. Writing d cannot
+// disturb another lane's operands (d may be c, or another lane's a): they have all been read.
 template <int M, int N, int K, class TA, class LA, class LB, class TC, class TD>
 inline void mma_sync(fragment<accumulator, M, N, K, TD> &d, const fragment<matrix_a, M, N, K, TA, LA> &a,
                      const fragment<matrix_b, M, N, K, TA, LB> &b, const fragment<accumulator, M, N, K, TC> &c,
@@ -381,33 +394,26 @@ inline void mma_sync(fragment<accumulator, M, N, K, TD> &d, const fragment<matri
     using FB = fragment<matrix_b, M, N, K, TA, LB>;
     using FC = fragment<accumulator, M, N, K, TC>;
     using FD = fragment<accumulator, M, N, K, TD>;
-    using Lane = detail::MmaLane<FA, FB, FC, M, N>;
-    Lane mine;
-    mine.a = &a;
-    mine.b = &b;
-    mine.c = &c;
-    mine.formed = false;
+    using Lane = detail::MmaLane<FA, FB, FC>;
+    static_assert(M * N <= 256, "wmma::mma_sync: a product of more than 256 elements");
+    const Lane mine{&a, &b, &c};
     ::cudaemu::WarpExchange met = ::cudaemu::warp_exchange(0xffffffffu, ::cudaemu::to_bits(&mine), 0);
     if (met.arrived != 0xffffffffu)
         detail::whole_warp_needed("mma_sync", met.arrived);
-    if (met.lane == 0)
+    detail::WarpProduct &warp = detail::warp_product();
+    double(&product)[M][N] = *reinterpret_cast<double(*)[M][N]>(warp.value);
+    if (warp.taken == 0) {  // the first lane here: no other lane of the warp runs until it waits again
         ::cudaemu::note_warp_matrix_op();
-    Lane *lanes[32];
-    for (int l = 0; l < 32; ++l)
-        lanes[l] = ::cudaemu::from_bits<Lane *>(met.values[l]);
-    Lane &warp = *lanes[0];
-    if (!warp.formed) {  // lanes run one at a time on the block's CPU thread: no other lane is here now
-        detail::form_product<M, N, K, TA, TC>(lanes, warp.product);
-        warp.formed = true;
+        const Lane *lanes[32];
+        for (int l = 0; l < 32; ++l)
+            lanes[l] = ::cudaemu::from_bits<const Lane *>(met.values[l]);
+        detail::form_product<M, N, K, TA, TC>(lanes, product);
     }
-    typename FD::element_type result[FD::num_elements];
     for (int e = 0; e < FD::num_elements; ++e) {
         detail::Coord at = detail::element_coord<FC>((int)met.lane, e);
-        result[e] = detail::accumulator_value<TD>(warp.product[at.row][at.col], satf);
+        d.x[e] = detail::accumulator_value<TD>(product[at.row][at.col], satf);
     }
-    ::cudaemu::warp_exchange(0xffffffffu, 0, 0);
-    for (int e = 0; e < FD::num_elements; ++e)
-        d.x[e] = result[e];
+    warp.taken = warp.taken == 31 ? 0 : warp.taken + 1;
 }
 
 }  // namespace wmma
