@@ -42,6 +42,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cuda_samples_resize import resized_copy  # noqa: E402
 from verdict import failure_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -201,7 +202,16 @@ def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
         return dict(result, status="not_found", detail=f"{program['dir']} is not in the checkout")
     start = time.monotonic()
     cmake_dir = (cmake_dirs or {}).get(program["suite"])
-    if cmake_dir is not None:
+    resized = ""
+    if program.get("resize"):  # built from a copy with smaller sizes, one command a file (cuda_samples_resize.py)
+        try:
+            resized = resized_copy(folder, os.path.join(work, program["suite"], "resized", program["name"]),
+                                   program["resize"])
+        except ValueError as error:
+            return dict(result, status="build_failed", detail=str(error))
+        executable, log = build(program, os.path.join(work, program["suite"], "resized", program["name"]), root,
+                                work, compiler, cc)
+    elif cmake_dir is not None:
         executable, log = cmake_build(program, folder, root, cmake_dir)
     else:
         executable, log = build(program, folder, root, work, compiler, cc)
@@ -217,6 +227,8 @@ def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
     result["detail"] = "" if status == "passed" else first_error(output.replace(folder + os.sep, ""))
     if status == "passed" and program.get("verified") is False:
         result["detail"] = "ran to completion (the program checks nothing)"
+    if resized:
+        result["detail"] = "; ".join(part for part in (result["detail"], resized) if part)
     return result
 
 
@@ -234,8 +246,10 @@ def table(programs, results, regressions):
 
 def totals(programs, results):
     lines = []
-    for suite in dict.fromkeys(p["suite"] for p in programs):
-        keys = [p["key"] for p in programs if p["suite"] == suite]
+    # A program's "group" (default: its suite) is counted apart: cuda4cpu's 61 cuda-samples, and
+    # the tensor-core samples beyond its list.
+    for suite in dict.fromkeys(p.get("group", p["suite"]) for p in programs):
+        keys = [p["key"] for p in programs if p.get("group", p["suite"]) == suite]
         counts = {}
         for key in keys:
             counts[results[key]["status"]] = counts.get(results[key]["status"], 0) + 1

@@ -33,28 +33,10 @@
 #include <cstring>
 #include <type_traits>
 
-#include <map>
-#include <mutex>
-#include <utility>
-
 #include "cuda_emu/block_sync.h"
 #include "cuda_emu/memory_access.h"
 #include "cuda_emu/ptx_mma.h"  // note_warp_matrix_op
 #include "cuda_fp16.h"
-
-namespace cudaemu {
-// The site of a load_matrix_sync or store_matrix_sync, from the caller's file and line
-// (__builtin_FILE and __builtin_LINE as default arguments: the student's, through the
-// rewriter's #line), made once and kept to the very end: the checkers keep pointers to sites
-// and read them at exit (the profile's report), after function-local statics are destroyed.
-inline const AccessSite *warp_matrix_site(const char *file, int line, const char *name)
-{
-    static std::mutex *const mutex = new std::mutex;
-    static auto *const sites = new std::map<std::pair<const char *, int>, AccessSite>;
-    std::lock_guard<std::mutex> lock(*mutex);
-    return &sites->emplace(std::make_pair(file, line), AccessSite{file, line, name}).first->second;
-}
-}
 
 namespace nvcuda {
 namespace wmma {
@@ -277,7 +259,7 @@ inline void load_elements(F &a, const P *p, unsigned ldm, bool row_major_memory,
         const P *at = p + offset_of(element_coord<F>(lane, e), ldm, row_major_memory);
         if (__builtin_expect(::cudaemu::access_hooks_on, 0))
             ::cudaemu::observe_shared_access(at, sizeof(P), ::cudaemu::Access::Read,
-                                             ::cudaemu::warp_matrix_site(file, line, "wmma::load_matrix_sync"));
+                                             ::cudaemu::call_site(file, line, "wmma::load_matrix_sync"));
         a.x[e] = static_cast<typename F::element_type>(*at);
     }
 }
@@ -318,16 +300,91 @@ inline void store_matrix_sync(P *p, const fragment<accumulator, M, N, K, T> &a, 
             bool same = std::memcmp(at, &value, sizeof(P)) == 0;  // the value already there: a read to others
             *at = value;
             ::cudaemu::observe_shared_access(at, sizeof(P), same ? ::cudaemu::Access::Rewrite : ::cudaemu::Access::Write,
-                                             ::cudaemu::warp_matrix_site(file, line, "wmma::store_matrix_sync"));
+                                             ::cudaemu::call_site(file, line, "wmma::store_matrix_sync"));
         } else {
             *at = value;
         }
     }
 }
 
-// d = a·b + c for the warp's whole matrices. Each lane deposits where its fragments are, every
-// lane computes its own elements of d from all lanes' a, b and c, and only after a second meeting
-// (when no lane reads fragments any more) writes them: d may be c, or another lane's a.
+namespace detail {
+// A lane's part in one mma_sync: where its fragments are.
+template <class FA, class FB, class FC>
+struct MmaLane {
+    const FA *a;
+    const FB *b;
+    const FC *c;
+};
+
+// The product of a warp's current mma_sync, formed by the first of its lanes to go on after the
+// lanes met, and read by each lane for its elements of d: `taken` counts the lanes that have
+// read it, and the 32nd starts over. A block runs on one CPU thread at a time and every lane of
+// a warp must meet again before its next product is formed, so one record per warp of this CPU
+// thread is enough. M x N is at most 256 in every shape CUDA offers.
+struct WarpProduct {
+    unsigned int taken;
+    double value[256];
+};
+inline WarpProduct &warp_product()
+{
+    thread_local WarpProduct *products = new WarpProduct[32]();  // a block has at most 32 warps
+    unsigned int linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return products[(linear / 32u) % 32u];
+}
+
+// The whole matrices, gathered once from the lanes' fragments (each element converted once),
+// then D = A·B + C with every (i, j) summed from C in k order: in double for float, half, bf16,
+// TF32 and integer operands (exact products, one rounding at the end), with one rounded fma per
+// product for double (DMMA is IEEE FP64).
+template <int M, int N, int K, class TA, class TC, class FA, class FB, class FC>
+inline void form_product(const MmaLane<FA, FB, FC> *const *lanes, double (&d)[M][N])
+{
+    const auto &a_owner = Owners<matrix_a, FA::rows, FA::cols, (int)sizeof(typename FA::element_type)>::get();
+    const auto &b_owner = Owners<matrix_b, FB::rows, FB::cols, (int)sizeof(typename FB::element_type)>::get();
+    const auto &c_owner = Owners<accumulator, FC::rows, FC::cols, (int)sizeof(typename FC::element_type)>::get();
+    double a[M][K], b[K][N];
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k)
+            a[i][k] = operand_value<TA>(lanes[a_owner.lane[i][k]]->a->x[a_owner.element[i][k]]);
+    for (int k = 0; k < K; ++k)
+        for (int j = 0; j < N; ++j)
+            b[k][j] = operand_value<TA>(lanes[b_owner.lane[k][j]]->b->x[b_owner.element[k][j]]);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j)
+            d[i][j] = operand_value<TC>(lanes[c_owner.lane[i][j]]->c->x[c_owner.element[i][j]]);
+    for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k) {
+            const double a_ik = a[i][k];
+            if constexpr (std::is_same<TA, double>::value) {
+                for (int j = 0; j < N; ++j) d[i][j] = std::fma(a_ik, b[k][j], d[i][j]);
+            } else {
+                for (int j = 0; j < N; ++j) d[i][j] += a_ik * b[k][j];
+            }
+        }
+}
+
+// A sum as the accumulator's type holds it: integers wrap (or saturate with satf), floats
+// round once (satf: NaN gives 0, infinities the largest finite value).
+template <class TD>
+inline typename storage<TD>::type accumulator_value(double sum, bool satf)
+{
+    if constexpr (std::is_same<TD, int>::value) {
+        if (satf)
+            sum = std::fmin(std::fmax(sum, -2147483648.0), 2147483647.0);
+        else  // two's complement wrap, as the integer adder does
+            sum = (double)(std::int32_t)(std::uint32_t)(std::uint64_t)(std::int64_t)sum;
+    } else if (satf) {
+        double largest = std::is_same<TD, __half>::value ? 65504.0 : 3.4028234663852886e38;
+        sum = std::isnan(sum) ? 0.0 : std::fmin(std::fmax(sum, -largest), largest);
+    }
+    return from_double<typename storage<TD>::type>(sum);
+}
+}  // namespace detail
+
+// d = a·b + c for the warp's whole matrices. The lanes meet and show each other where their
+// fragments are; the first lane to go on forms the warp's product (every operand is read then,
+// while the other lanes wait), and each lane takes its elements of d from it. Writing d cannot
+// disturb another lane's operands (d may be c, or another lane's a): they have all been read.
 template <int M, int N, int K, class TA, class LA, class LB, class TC, class TD>
 inline void mma_sync(fragment<accumulator, M, N, K, TD> &d, const fragment<matrix_a, M, N, K, TA, LA> &a,
                      const fragment<matrix_b, M, N, K, TA, LB> &b, const fragment<accumulator, M, N, K, TC> &c,
@@ -337,48 +394,26 @@ inline void mma_sync(fragment<accumulator, M, N, K, TD> &d, const fragment<matri
     using FB = fragment<matrix_b, M, N, K, TA, LB>;
     using FC = fragment<accumulator, M, N, K, TC>;
     using FD = fragment<accumulator, M, N, K, TD>;
-    struct Operands {
-        const FA *a;
-        const FB *b;
-    } mine{&a, &b};
+    using Lane = detail::MmaLane<FA, FB, FC>;
+    static_assert(M * N <= 256, "wmma::mma_sync: a product of more than 256 elements");
+    const Lane mine{&a, &b, &c};
     ::cudaemu::WarpExchange met = ::cudaemu::warp_exchange(0xffffffffu, ::cudaemu::to_bits(&mine), 0);
     if (met.arrived != 0xffffffffu)
         detail::whole_warp_needed("mma_sync", met.arrived);
-    if (met.lane == 0)
+    detail::WarpProduct &warp = detail::warp_product();
+    double(&product)[M][N] = *reinterpret_cast<double(*)[M][N]>(warp.value);
+    if (warp.taken == 0) {  // the first lane here: no other lane of the warp runs until it waits again
         ::cudaemu::note_warp_matrix_op();
-    const Operands *lanes[32];
-    for (int l = 0; l < 32; ++l)
-        lanes[l] = ::cudaemu::from_bits<const Operands *>(met.values[l]);
-    const auto &a_owner = detail::Owners<matrix_a, FA::rows, FA::cols, (int)sizeof(typename FA::element_type)>::get();
-    const auto &b_owner = detail::Owners<matrix_b, FB::rows, FB::cols, (int)sizeof(typename FB::element_type)>::get();
-
-    typename FD::element_type result[FD::num_elements];
+        const Lane *lanes[32];
+        for (int l = 0; l < 32; ++l)
+            lanes[l] = ::cudaemu::from_bits<const Lane *>(met.values[l]);
+        detail::form_product<M, N, K, TA, TC>(lanes, product);
+    }
     for (int e = 0; e < FD::num_elements; ++e) {
         detail::Coord at = detail::element_coord<FC>((int)met.lane, e);
-        double sum = detail::operand_value<TC>(c.x[e]);
-        if constexpr (std::is_same<TA, double>::value) {  // IEEE FP64: one rounded fma per product, k in order
-            for (int k = 0; k < K; ++k)
-                sum = std::fma(lanes[a_owner.lane[at.row][k]]->a->x[a_owner.element[at.row][k]],
-                               lanes[b_owner.lane[k][at.col]]->b->x[b_owner.element[k][at.col]], sum);
-        } else {
-            for (int k = 0; k < K; ++k)
-                sum += detail::operand_value<TA>(lanes[a_owner.lane[at.row][k]]->a->x[a_owner.element[at.row][k]]) *
-                       detail::operand_value<TA>(lanes[b_owner.lane[k][at.col]]->b->x[b_owner.element[k][at.col]]);
-        }
-        if constexpr (std::is_same<TD, int>::value) {
-            if (satf)
-                sum = std::fmin(std::fmax(sum, -2147483648.0), 2147483647.0);
-            else  // two's complement wrap, as the integer adder does
-                sum = (double)(std::int32_t)(std::uint32_t)(std::uint64_t)(std::int64_t)sum;
-        } else if (satf) {  // saturate to finite: NaN gives 0, infinities the largest finite value
-            double largest = std::is_same<TD, __half>::value ? 65504.0 : 3.4028234663852886e38;
-            sum = std::isnan(sum) ? 0.0 : std::fmin(std::fmax(sum, -largest), largest);
-        }
-        result[e] = detail::from_double<typename FD::element_type>(sum);
+        d.x[e] = detail::accumulator_value<TD>(product[at.row][at.col], satf);
     }
-    ::cudaemu::warp_exchange(0xffffffffu, 0, 0);
-    for (int e = 0; e < FD::num_elements; ++e)
-        d.x[e] = result[e];
+    warp.taken = warp.taken == 31 ? 0 : warp.taken + 1;
 }
 
 }  // namespace wmma

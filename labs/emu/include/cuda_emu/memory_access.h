@@ -19,8 +19,11 @@
 
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <type_traits>
+#include <utility>
 
 namespace cudaemu {
 // Update: read then written (+=, ++). Rewrite: a store of the value already there, which no
@@ -55,6 +58,19 @@ constexpr ValueKind value_kind_of()
     return std::is_floating_point<Value>::value ? ValueKind::Floating
            : std::is_integral<Value>::value     ? (std::is_signed<Value>::value ? ValueKind::Signed : ValueKind::Unsigned)
                                                 : ValueKind::Other;
+}
+
+// The site of a library call that accesses memory for its caller (wmma::load_matrix_sync, an
+// asynchronous copy), from the caller's file and line (__builtin_FILE and __builtin_LINE as
+// default arguments: the student's, through the rewriter's #line), made once and kept to the
+// very end: the checkers keep pointers to sites and read them at exit (the profile's report),
+// after function-local statics are destroyed.
+inline const AccessSite *call_site(const char *file, int line, const char *name)
+{
+    static std::mutex *const mutex = new std::mutex;
+    static auto *const sites = new std::map<std::pair<const char *, int>, AccessSite>;
+    std::lock_guard<std::mutex> lock(*mutex);
+    return &sites->emplace(std::make_pair(file, line), AccessSite{file, line, name}).first->second;
 }
 
 // The running CUDA thread's fiber stack, set by the runtime at each fiber switch: an access to it

@@ -298,22 +298,23 @@ CUDAEMU_HOT void BlockRunner::wait(Thread &thread)
     enter(thread);
 }
 
-void BlockRunner::yield_running_thread()
+bool BlockRunner::yield_running_thread()
 {
-    if (!running_) return;
+    if (!running_) return false;
     Thread &thread = *running_;
     bool others_ready = ready_.size() > ready_head_;
-    if (next_start_ >= count_ && !others_ready) return;  // the only thread left: nothing to let run
+    if (next_start_ >= count_ && !others_ready) return false;  // the only thread left: nothing to let run
     make_ready(thread.linear);
     // Threads not yet started go first: a thread that waits for the clock as the block's first
     // one (a spin on clock()) is then overtaken by all of them, as on an SM.
     Next next = next_start_ < count_ && !random_schedule_ ? Next{NextKind::Start, nullptr} : pick_next();
     if (next.kind == NextKind::Resume && next.thread == &thread) {
         enter(thread);
-        return;
+        return true;
     }
     transfer(thread.fiber, false, next);
     enter(thread);
+    return true;
 }
 
 CUDAEMU_HOT void BlockRunner::make_ready(unsigned int linear)

@@ -61,7 +61,15 @@ public:
     void sync_range(unsigned int first, unsigned int count);
     // clock() and clock64(): the running thread lets the block's other threads run first, as an
     // SM's warps run side by side while one waits for its clock (device_clock.cpp says why).
-    void yield_running_thread();
+    // Lets the block's other threads run first; false when none can (the caller is alone).
+    bool yield_running_thread();
+    unsigned int live_threads() const { return live_; }  // not yet returned
+    // Orders every access made so far before every later one, for the race detector: a
+    // cuda::barrier phase completing (it may hide a race, never report a false one).
+    void order_block_accesses()
+    {
+        if (racecheck_) race_shadow_.barrier();
+    }
     // The memory-access hook (cuda_emu/memory_access.h), on the running thread's behalf.
     void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site);
     void observe_global_access(const void *address, std::size_t size, Access kind, const AccessSite *site);

@@ -32,6 +32,23 @@ void note_warp_matrix_op()
     if (BlockRunner *runner = BlockRunner::running_kernel()) runner->note_warp_matrix_op();
 }
 
+bool let_other_threads_run()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner && runner->yield_running_thread();
+}
+
+unsigned int live_threads_of_block()
+{
+    BlockRunner *runner = BlockRunner::running_kernel();
+    return runner ? runner->live_threads() : 1u;
+}
+
+void order_block_accesses()
+{
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->order_block_accesses();
+}
+
 unsigned int live_lanes()
 {
     BlockRunner *runner = BlockRunner::running_kernel();

@@ -215,8 +215,9 @@ long long address(long long i, long long n, cudaTextureAddressMode mode, bool no
 long long floor_index(float u)
 {
     if (!(u == u)) return 0;
-    double clamped = u < -1e15f ? -1e15 : u > 1e15f ? 1e15 : (double)u;
-    return (long long)std::floor(clamped);
+    float clamped = u < -1e15f ? -1e15f : u > 1e15f ? 1e15f : u;
+    long long toward_zero = (long long)clamped;  // exact: |clamped| <= 1e15 < 2^63
+    return (float)toward_zero > clamped ? toward_zero - 1 : toward_zero;
 }
 
 // Cube map: the face and the face's normalized coordinates, by the guide's table.
@@ -260,35 +261,13 @@ const TextureObject &texture_or_stop(cudaTextureObject_t handle, const char *fun
     return *object;
 }
 
-}  // namespace
-
-Texel texture_read(cudaTextureObject_t handle, TexCall call, float x, float y, float z, int layer, const char *file,
-                   int line)
+// The texel or filtered value at `coords` (already normalized or not, a cube map's face
+// coordinates), for a texture of Dims dimensions: the loops over dimensions and corners unroll.
+template <int Dims>
+Texel sample(const TextureObject &t, const float (&coords)[3], bool normalized, bool sliced, long long slice)
 {
-    const char *function = call_name(call);
-    const TextureObject &t = texture_or_stop(handle, function, file, line);
     const TexelStore &s = t.store;
-    int dims = call == TexCall::Tex1D || call == TexCall::Tex1DLayered ? 1 : call == TexCall::Tex3D ? 3 : 2;
-    bool layered = call == TexCall::Tex1DLayered || call == TexCall::Tex2DLayered || call == TexCall::CubemapLayered;
-    bool cubemap = call == TexCall::Cubemap || call == TexCall::CubemapLayered;
-    if (!call_fits(s, dims, layered, cubemap))
-        fatal("%s at %s:%d%s: texture object %llu is %s, which %s does not read; use %s", function, file, line,
-              in_kernel().c_str(), handle, shape_of(s).c_str(), function, what_to_use(s, true));
-
-    long long slice = 0;
-    float coords[3] = {x, y, z};
-    bool normalized = t.description.normalizedCoords != 0;
-    if (cubemap) {
-        int face;
-        cube_face(x, y, z, &face, &coords[0], &coords[1]);
-        normalized = true;
-        long long layers = (long long)s.depth / 6;
-        long long l = layer < 0 ? 0 : layer >= layers ? layers - 1 : layer;
-        slice = l * 6 + face;
-    } else if (layered) {
-        slice = layer < 0 ? 0 : layer >= (long long)s.depth ? (long long)s.depth - 1 : layer;
-    }
-
+    constexpr int dims = Dims;
     const long long sizes[3] = {(long long)s.width, (long long)s.height, (long long)s.depth};
     bool linear = t.description.filterMode == cudaFilterModeLinear;
     long long index[3][2] = {{0, 0}, {0, 0}, {0, 0}};
@@ -324,7 +303,7 @@ Texel texture_read(cudaTextureObject_t handle, TexCall call, float x, float y, f
             }
             return;
         }
-        long long zi = layered || cubemap ? slice : iz;
+        long long zi = sliced ? slice : iz;
         load_texel(s, t.returns_float, s.base + zi * s.slice_bytes + iy * s.row_bytes + ix * s.format.element_bytes(),
                    out);
     };
@@ -350,6 +329,43 @@ Texel texture_read(cudaTextureObject_t handle, TexCall call, float x, float y, f
         for (unsigned int c = 0; c < s.format.channels; ++c) result.v.f[c] += w * texel.v.f[c];
     }
     return result;
+}
+
+
+}  // namespace
+
+Texel texture_read(cudaTextureObject_t handle, TexCall call, float x, float y, float z, int layer, const char *file,
+                   int line)
+{
+    const char *function = call_name(call);
+    const TextureObject &t = texture_or_stop(handle, function, file, line);
+    const TexelStore &s = t.store;
+    int dims = call == TexCall::Tex1D || call == TexCall::Tex1DLayered ? 1 : call == TexCall::Tex3D ? 3 : 2;
+    bool layered = call == TexCall::Tex1DLayered || call == TexCall::Tex2DLayered || call == TexCall::CubemapLayered;
+    bool cubemap = call == TexCall::Cubemap || call == TexCall::CubemapLayered;
+    if (!call_fits(s, dims, layered, cubemap))
+        fatal("%s at %s:%d%s: texture object %llu is %s, which %s does not read; use %s", function, file, line,
+              in_kernel().c_str(), handle, shape_of(s).c_str(), function, what_to_use(s, true));
+
+    long long slice = 0;
+    float coords[3] = {x, y, z};
+    bool normalized = t.description.normalizedCoords != 0;
+    if (cubemap) {
+        int face;
+        cube_face(x, y, z, &face, &coords[0], &coords[1]);
+        normalized = true;
+        long long layers = (long long)s.depth / 6;
+        long long l = layer < 0 ? 0 : layer >= layers ? layers - 1 : layer;
+        slice = l * 6 + face;
+    } else if (layered) {
+        slice = layer < 0 ? 0 : layer >= (long long)s.depth ? (long long)s.depth - 1 : layer;
+    }
+
+    switch (dims) {
+    case 1: return sample<1>(t, coords, normalized, layered || cubemap, slice);
+    case 2: return sample<2>(t, coords, normalized, layered || cubemap, slice);
+    default: return sample<3>(t, coords, normalized, layered || cubemap, slice);
+    }
 }
 
 Texel texture_fetch_linear(cudaTextureObject_t handle, int x, const char *file, int line)
