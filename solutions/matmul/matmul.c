@@ -1161,7 +1161,7 @@ static void launch_plane(const float *A, const float *B, float *C, int n)
 using MmaShape3 = MmaShape<128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1>;
 using MmaShape1 = MmaShape<128, 256, 32, 64, 64, 3, 1, 0>;
 
-using PlaneShape3 = PlaneShape<128, 128, 32, 64, 32, 3, 128>;
+using PlaneShape3 = PlaneShape<64, 128, 16, 32, 64, 4, 64>;
 
 void matmul_tensor(const float *A, const float *B, float *C, int n) { launch_plane<PlaneShape3>(A, B, C, n); }
 

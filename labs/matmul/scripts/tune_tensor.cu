@@ -53,18 +53,18 @@ static const Candidate kCandidates[] = {
     // 8 warps of 64 x 32, FLUSH 1 (each k tile summed from zero).
     MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1),
     MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 2),
-    // planes: each operand split once by a first pass; FLUSH_K k summed from zero a time.
-    PLANE(128, 128, 32, 64, 32, 3, 128),
-    PLANE(128, 128, 32, 64, 32, 2, 128),
-    PLANE(128, 128, 16, 64, 32, 4, 128),
-    PLANE(128, 128, 16, 64, 32, 6, 128),
-    PLANE(128, 128, 32, 32, 64, 3, 128),
-    PLANE(128, 128, 32, 64, 32, 3, 32),
-    PLANE(128, 128, 32, 64, 32, 3, 64),
-    PLANE(128, 128, 32, 64, 32, 3, 256),
-    PLANE(128, 128, 32, 64, 32, 3, 128, 4),
-    PLANE(128, 128, 32, 64, 32, 3, 128, 16),
+    // planes: each operand split once by a first pass; FLUSH_K k summed from zero a time. The
+    // first is matmul_tensor's (64 x 128 tiles of 4 warps, two blocks a multiprocessor); the
+    // flush period trades speed for the truncation's bias (NOTES.md: 32, 64, 128, 256 k).
+    PLANE(64, 128, 16, 32, 64, 4, 64),
+    PLANE(64, 128, 16, 32, 64, 4, 48),
     PLANE(64, 128, 16, 32, 64, 4, 128),
+    PLANE(64, 128, 16, 32, 64, 3, 64),
+    PLANE(64, 128, 16, 32, 64, 4, 64, 4),
+    PLANE(128, 128, 32, 64, 32, 3, 128),
+    PLANE(128, 128, 32, 64, 32, 3, 64),
+    PLANE(128, 128, 32, 64, 32, 3, 32),
+    PLANE(128, 128, 16, 64, 32, 4, 128),
     // without any flush (truncating accumulator: the error grows with n): the speed it costs.
     MMA(128, 128, 32, 64, 32, 3, 3, 0, 8, 1, 2),
     // 1xTF32.
