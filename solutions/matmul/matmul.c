@@ -177,7 +177,7 @@ void matmul_tiled_uncoalesced(const float *A, const float *B, float *C, int n, i
 //
 // The template's parameters let labs/matmul/scripts/tune_fast.cu time other shapes; FastShape
 // and SmallShape below are the ones matmul_fast launches, the best it measured on an H100
-// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.90/*/fig*/ of cuBLAS at n = 4096).
+// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.91/*/fig*/ of cuBLAS at n = 4096).
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false,
           int GROUP_ = 0>
 struct TileShape {
@@ -452,7 +452,8 @@ void matmul_fast(const float *A, const float *B, float *C, int n)
 // big ones: the three products of one piece of C depend on each other, the 16 pieces of a warp
 // do not. (nvcuda::wmma reaches the same instruction, but hides the layout: a fragment is loaded
 // whole, and split element by element with a rounding of 4 instructions; that first version ran
-// at 0.71 of cuBLAS SGEMM on an H200, this one at 1.1 to 1.2: NOTES.md.) The block computes a BM × BN tile of C,
+// at 0.71 of cuBLAS SGEMM on an H200, this one at 1.1 to 1.2, and 4b below, which splits each
+// operand once, at 1.3: NOTES.md.) The block computes a BM × BN tile of C,
 // each warp a WM × WN piece of it; the tiles of A and B come by cp.async
 // (__pipeline_memcpy_async), STAGES deep, so that the copies of the next tiles overlap the
 // tensor-core work.
@@ -1150,18 +1151,19 @@ static void launch_plane(const float *A, const float *B, float *C, int n)
     CUDA_CHECK_LAUNCH();
 }
 
-// The shapes matmul_tensor launches, from labs/matmul/scripts/tune_tensor.cu's runs on an H200
-// (labs/matmul/NOTES.md, "The tensor kernel, second version"). 3xTF32 with FLUSH 1: 64
-// accumulator and 64 partial-sum registers a thread leave no room for 64 x 64 warp pieces
-// (those spill, and FLUSH 2's additions cost more than they save). SPLIT 1, both halves
-// rounded: SPLIT 2 (small truncated) ran 4% faster but a single product can then be off by
-// 2^-20 of itself, over the (n + 2) u bound at n = 1 (the case tensor-n1 under EMU=1). 1xTF32
-// needs no partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments per
-// product.
-using MmaShape3 = MmaShape<128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1>;
-using MmaShape1 = MmaShape<128, 256, 32, 64, 64, 3, 1, 0>;
-
+// The shapes matmul_tensor and matmul_tensor_1xtf32 launch, from labs/matmul/scripts/
+// tune_tensor.cu's runs on an H200 (labs/matmul/NOTES.md, "The tensor kernel, third version").
+// 3xTF32 on the planes: 64 accumulator and 64 partial-sum registers a thread (the flush) leave
+// no room for warp pieces past 64 x 32 or 32 x 64. 64 x 128 tiles of 4 warps with k tiles of 16
+// fit two blocks a multiprocessor (254 registers, 96 KiB of shared memory each), so one block's
+// barrier and flush overlap the other's tensor-core work: 1.36 of SGEMM flushing every 128 k,
+// against 1.29 for 128 x 128 tiles of 8 warps. Every 64 k: the flush's bias grows with the
+// length of the sums from zero, and at 128 k its mean error (1.1e-6) was above SGEMM's
+// (6.7e-7); at 64 k it was 4.8e-7 (on 128 x 128 tiles, 3% slower than 128 k). 1xTF32 needs no
+// partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments per product
+// (the in-loop kernel above: it splits nothing).
 using PlaneShape3 = PlaneShape<64, 128, 16, 32, 64, 4, 64>;
+using MmaShape1 = MmaShape<128, 256, 32, 64, 64, 3, 1, 0>;
 
 void matmul_tensor(const float *A, const float *B, float *C, int n) { launch_plane<PlaneShape3>(A, B, C, n); }
 

@@ -1,6 +1,7 @@
 // Times shapes of the reference solution's tensor kernel (3xTF32 and 1xTF32 on the tensor
 // cores) against cuBLAS SGEMM in FP32 and cuBLAS in TF32 mode, with each one's error against a
-// float64 product, to choose the MmaShape3 and MmaShape1 that matmul_tensor launches; and
+// float64 product, to choose the PlaneShape3 and MmaShape1 that matmul_tensor and
+// matmul_tensor_1xtf32 launch; and
 // checks every candidate on awkward sizes. A developer's tool, not part of the lab's build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Ilabs/common -Ilabs/matmul -Isolutions/matmul \
