@@ -556,6 +556,33 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const unsigned (
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// d += the warp's products of one k step, piece by piece. With PASSES 3 the small products of
+// all pieces go first, then the big ones: the three products of one piece depend on each other,
+// the pieces do not, so the tensor cores always have independent work in hand.
+template <int PASSES, int FM, int FN, int SMALL_M, int SMALL_N>
+__device__ __forceinline__ void multiply_pieces(float (&d)[FM][FN][4], const unsigned (&a_big)[FM][4],
+                                                const unsigned (&a_small)[SMALL_M][4], const unsigned (&b_big)[FN][2],
+                                                const unsigned (&b_small)[SMALL_N][2])
+{
+    if constexpr (PASSES == 3) {
+#pragma unroll
+        for (int i = 0; i < FM; ++i)
+#pragma unroll
+            for (int j = 0; j < FN; ++j)
+                mma_m16n8k8_tf32(d[i][j], a_small[i], b_big[j]);
+#pragma unroll
+        for (int i = 0; i < FM; ++i)
+#pragma unroll
+            for (int j = 0; j < FN; ++j)
+                mma_m16n8k8_tf32(d[i][j], a_big[i], b_small[j]);
+    }
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+            mma_m16n8k8_tf32(d[i][j], a_big[i], b_big[j]);
+}
+
 // x rounded to TF32, to nearest with ties away from zero, as the bits mma.sync takes: what
 // __float_to_tf32 (cvt.rna) gives for every finite x, in 2 integer instructions where
 // cvt.rna takes 4 (it also keeps NaN a NaN; a NaN here gives NaN or infinity, and C NaN).
@@ -681,23 +708,7 @@ __device__ __forceinline__ void multiply_mma_tile(const float *As, const float *
             }
             continue;
         }
-        if constexpr (S::PASSES == 3) {
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-                    mma_m16n8k8_tf32(acc[i][j], a_small[i], b_big[j]);
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-                    mma_m16n8k8_tf32(acc[i][j], a_big[i], b_small[j]);
-        }
-#pragma unroll
-        for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-            for (int j = 0; j < S::FN; ++j)
-                mma_m16n8k8_tf32(acc[i][j], a_big[i], b_big[j]);
+        multiply_pieces<S::PASSES>(acc, a_big, a_small, b_big, b_small);
     }
 }
 // The warp's pieces of C, straight from the registers: lane (g, t) holds two neighbours of a
@@ -1022,23 +1033,7 @@ __device__ __forceinline__ void multiply_plane_tile(const float *stage, int wm, 
                 bs[j][0] = __float_as_uint(s == 0 ? b_small[j].x : b_small[j].z);
                 bs[j][1] = __float_as_uint(s == 0 ? b_small[j].y : b_small[j].w);
             }
-            // The small products first, all pieces, then the big ones: the three products of a
-            // piece depend on each other, the pieces do not.
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-                    mma_m16n8k8_tf32(sum[i][j], as[i], bb[j]);
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-                    mma_m16n8k8_tf32(sum[i][j], ab[i], bs[j]);
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-                    mma_m16n8k8_tf32(sum[i][j], ab[i], bb[j]);
+            multiply_pieces<3>(sum, ab, as, bb, bs);
         }
     }
 }
