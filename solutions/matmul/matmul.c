@@ -556,6 +556,31 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const unsigned (
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The warp's pieces of C in registers: zeroed, or one set added to another (the flush).
+template <int FM, int FN>
+__device__ __forceinline__ void clear_pieces(float (&x)[FM][FN][4])
+{
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                x[i][j][q] = 0.0f;
+}
+
+template <int FM, int FN>
+__device__ __forceinline__ void add_pieces(float (&total)[FM][FN][4], const float (&part)[FM][FN][4])
+{
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                total[i][j][q] += part[i][j][q];
+}
+
 // d += the warp's products of one k step, piece by piece. With PASSES 3 the small products of
 // all pieces go first, then the big ones: the three products of one piece depend on each other,
 // the pieces do not, so the tensor cores always have independent work in hand.
@@ -757,13 +782,7 @@ mma_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__re
     const int wm = (warp / (S::BN / S::WN)) * S::WM, wn = (warp % (S::BN / S::WN)) * S::WN;
 
     float acc[S::FM][S::FN][4], part[S::FLUSH == 1 ? S::FM : 1][S::FLUSH == 1 ? S::FN : 1][4];
-#pragma unroll
-    for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-                acc[i][j][q] = 0.0f;
+    clear_pieces(acc);
 
     const int tiles = (n + S::BK - 1) / S::BK;
     // The first STAGES - 1 tiles in flight; one commit group per tile, empty past the last,
@@ -787,21 +806,9 @@ mma_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__re
             __syncthreads();  // the whole tile split before any warp reads it
         }
         if constexpr (S::FLUSH == 1) {
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        part[i][j][q] = 0.0f;
+            clear_pieces(part);
             multiply_mma_tile<S>(As_tile, Bs_tile, As_small, Bs_small, wm, wn, lane, part);
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        acc[i][j][q] += part[i][j][q];
+            add_pieces(acc, part);
         } else {
             multiply_mma_tile<S>(As_tile, Bs_tile, As_small, Bs_small, wm, wn, lane, acc);
         }
@@ -1052,13 +1059,7 @@ __global__ void __launch_bounds__(S::THREADS, 1) plane_kernel(TensorPlanes plane
     const int wm = (warp / (S::BN / S::WN)) * S::WM, wn = (warp % (S::BN / S::WN)) * S::WN;
 
     float acc[S::FM][S::FN][4], part[S::FM][S::FN][4];
-#pragma unroll
-    for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-                acc[i][j][q] = 0.0f;
+    clear_pieces(acc);
 
     const int tiles = (n + S::BK - 1) / S::BK;
     // As mma_kernel: the first STAGES - 1 tiles in flight, one commit group a tile.
@@ -1068,13 +1069,7 @@ __global__ void __launch_bounds__(S::THREADS, 1) plane_kernel(TensorPlanes plane
         __pipeline_commit();
     }
     for (int first = 0; first < tiles; first += S::FLUSH_TILES) {
-#pragma unroll
-        for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-            for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-                for (int q = 0; q < 4; ++q)
-                    part[i][j][q] = 0.0f;
+        clear_pieces(part);
         for (int t = first; t < min(first + S::FLUSH_TILES, tiles); ++t) {
             __pipeline_wait_prior(S::STAGES - 2);
             __syncthreads();  // tile t in every thread's view; every warp done with tile t - 1's stage
@@ -1084,13 +1079,7 @@ __global__ void __launch_bounds__(S::THREADS, 1) plane_kernel(TensorPlanes plane
             __pipeline_commit();
             multiply_plane_tile<S>(plane_shared + (t % S::STAGES) * S::STAGE_FLOATS, wm, wn, lane, part);
         }
-#pragma unroll
-        for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-            for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-                for (int q = 0; q < 4; ++q)
-                    acc[i][j][q] += part[i][j][q];
+        add_pieces(acc, part);
     }
     __pipeline_wait_prior(0);
     store_mma_pieces<S, VEC4>(C, n, bm + wm, bn + wn, lane, acc);
