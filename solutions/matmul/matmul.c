@@ -840,12 +840,10 @@ static void prepare_tensor_kernel(Kernel kernel, int shared_bytes)
 template <class S>
 static void launch_mma(const float *A, const float *B, float *C, int n)
 {
-    static bool prepared = false;
-    if (!prepared) {
-        prepare_tensor_kernel(mma_kernel<S, true>, S::SHARED_BYTES);
-        prepare_tensor_kernel(mma_kernel<S, false>, S::SHARED_BYTES);
-        prepared = true;
-    }
+    static const bool prepared =  // once: the initializer of a static runs at the first call
+        (prepare_tensor_kernel(mma_kernel<S, true>, S::SHARED_BYTES),
+         prepare_tensor_kernel(mma_kernel<S, false>, S::SHARED_BYTES), true);
+    (void)prepared;
     dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
     // The float2 stores need n even; the 16-byte copies n % 4 == 0.
     if (n % 4 == 0)
@@ -1120,12 +1118,10 @@ static TensorPlanes split_into_planes(const float *A, const float *B, int n)
 template <class S>
 static void launch_plane(const float *A, const float *B, float *C, int n)
 {
-    static bool prepared = false;
-    if (!prepared) {
-        prepare_tensor_kernel(plane_kernel<S, true>, S::SHARED_BYTES);
-        prepare_tensor_kernel(plane_kernel<S, false>, S::SHARED_BYTES);
-        prepared = true;
-    }
+    static const bool prepared =  // once: the initializer of a static runs at the first call
+        (prepare_tensor_kernel(plane_kernel<S, true>, S::SHARED_BYTES),
+         prepare_tensor_kernel(plane_kernel<S, false>, S::SHARED_BYTES), true);
+    (void)prepared;
     TensorPlanes planes = split_into_planes(A, B, n);
     dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
     if (n % 2 == 0)  // the float2 stores of C
