@@ -7,7 +7,10 @@
 //                loads, with the next tile loaded while the current one is used
 //   4. tensor    the tensor cores (mma.sync with TF32 operands) at FP32 accuracy: each operand
 //                split into a TF32 value and a TF32 residual, three products summed
-//                ("3xTF32"); tensor_1xtf32 is the same kernel with one product, at TF32 accuracy
+//                ("3xTF32"); tensor_1xtf32: one product, at TF32 accuracy, the operands
+//                rounded in the loop
+//  4b.           matmul_tensor's kernel: the operands split once, by a first pass into
+//                "planes" laid out for the tensor cores' fragments
 // plus the explorations' uncoalesced twins of 1 and 2. Every kernel is right for any n: a
 // block that hangs over the edge of the matrix loads zeros there and stores nothing there.
 #include "matmul.h"
