@@ -2,8 +2,9 @@
 // [Hochberg 2012]), then the versions that handouts/fw.md explores, one per entry of
 // fw_versions[] at the end of this file (fw --list; fw --version NAME):
 //
-//   0 rows           fwStepK, graded: a block is 256 entries of one row, (i,k) in __shared__,
-//                    and the two reads that do not need (i,k) issued before the barrier
+//   0 rows           fwStepK, graded: a block is 512 entries of one row, two neighbours a thread,
+//                    (i,k) in __shared__, and the reads that do not need (i,k) issued before the
+//                    barrier
 //   1 cpu            sequential, three loops (Exploration 5; [Carrega & Ferreira n.d.] III.A)
 //   2 pitch          rows on a matrix from cudaMallocPitch (Exploration 3)
 //   3 columns        a block is 256 entries of one column (Exploration 4)
@@ -30,16 +31,43 @@
 // barrier, and the block waits for all three at once. Reading (i,j) early is safe: only this
 // thread writes it during step k. At n = 8192 on an H100 that takes a step from 0.77 of a
 // device-to-device copy's rate to 1.03, 0.239 ms to 0.181 ms (handouts/fw.md, "Bandwidth").
+//
+// And each thread takes two neighbouring entries of the row, with one 8-byte read of row k and
+// one of row i. A step waits on memory latency, not on bytes: with one 4-byte read of (i,j) a
+// thread, an SM's 2048 threads keep 8 KB in flight, about 1.5 TB/s over 132 SMs at some 0.7 us
+// of latency, whatever the card. That is about an H100's copy rate by the bench's count, but
+// 0.73 of an H200's (4.1 TB/s), whose Nsight Compute report shows the same 1.5 TB/s read and the
+// threads waiting at the barrier. Two entries a thread double the bytes in flight and halve the
+// blocks and load instructions (handouts/fw.md, "Bandwidth"). The pair is read as one int2 when
+// Na is even (every row then starts 8-byte aligned; Na is a multiple of ALIGNMENT) and both
+// columns are inside; the last thread of an odd N reads its one column alone.
+#define ENTRIES_PER_THREAD 2
+#define ENTRIES_PER_BLOCK (ENTRIES_PER_THREAD * THREADS_PER_BLOCK)
 
-// Step k for one entry (i, j): the block is THREADS_PER_BLOCK entries of row i = blockIdx.y.
+// Step k for entries (i, j) and (i, j + 1): the block is ENTRIES_PER_BLOCK entries of row
+// i = blockIdx.y.
 __global__ void fwStepK(int k, int devArray[], int Na, int N)
 {
-    int col = blockIdx.x * blockDim.x + threadIdx.x; /* this thread's matrix column */
+    int col = (blockIdx.x * blockDim.x + threadIdx.x) * ENTRIES_PER_THREAD; /* this thread's first column */
     int row = blockIdx.y;
     int arrayIndex = Na * row + col;
     bool inside = col < N; /* columns N..Na-1 are padding: never read, never written */
-    int tckr = inside ? devArray[k * Na + col] : FW_INF; /* this column, kth row */
-    int current = inside ? devArray[arrayIndex] : 0;
+    bool pair = col + 1 < N; /* the second column inside too */
+    int tckr[2] = {FW_INF, FW_INF}; /* this column and the next, kth row */
+    int current[2] = {0, 0};
+    if (pair && Na % 2 == 0) {
+        int2 through = *(const int2 *)&devArray[k * Na + col];
+        int2 now = *(const int2 *)&devArray[arrayIndex];
+        tckr[0] = through.x; tckr[1] = through.y;
+        current[0] = now.x; current[1] = now.y;
+    } else if (inside) {
+        tckr[0] = devArray[k * Na + col];
+        current[0] = devArray[arrayIndex];
+        if (pair) {
+            tckr[1] = devArray[k * Na + col + 1];
+            current[1] = devArray[arrayIndex + 1];
+        }
+    }
     __shared__ int trkc; /* this row, kth column: read once, shared by the block */
     if (threadIdx.x == 0)
         trkc = devArray[Na * row + k];
@@ -47,16 +75,20 @@ __global__ void fwStepK(int k, int devArray[], int Na, int N)
     // returns the padding threads before it, which works on today's GPUs but is outside what
     // CUDA promises for __syncthreads.)
     __syncthreads();
-    if (!inside || trkc == FW_INF || tckr == FW_INF)
+    if (!inside || trkc == FW_INF)
         return;
-    int betterMaybe = trkc + tckr;
-    if (betterMaybe < current)
-        devArray[arrayIndex] = betterMaybe;
+    for (int e = 0; e < ENTRIES_PER_THREAD; e++) {
+        if (tckr[e] == FW_INF) /* no path from k to this column (and the padding past an odd N) */
+            continue;
+        int betterMaybe = trkc + tckr[e];
+        if (betterMaybe < current[e])
+            devArray[arrayIndex + e] = betterMaybe;
+    }
 }
 
 static void launch_rows(int k, int *devArray, int Na, int N)
 {
-    dim3 blocksPerGrid((Na + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK, N);
+    dim3 blocksPerGrid((Na + ENTRIES_PER_BLOCK - 1) / ENTRIES_PER_BLOCK, N);
     fwStepK<<<blocksPerGrid, THREADS_PER_BLOCK>>>(k, devArray, Na, N);
     CUDA_CHECK_LAUNCH();
 }
@@ -216,17 +248,14 @@ static void fw_solve_module(int *devArray, int Na, int N)
 
 // ---- 5 wide: four entries a thread ----------------------------------------------------------
 //
-// rows waits on latency, not bytes: each thread has one 4-byte read of (i,j) in flight, so
-// 2048 threads an SM keep 8 KB in flight, which at some 0.7 us of memory latency is about
-// 1.5 TB/s over 132 SMs, whatever the card. An H100's copy runs at 3.0 TB/s and late steps
-// write little, so that is about a copy's rate by the bench's count (8 N Na bytes a step); an
-// H200's copy runs at 4.1 TB/s, and the same 1.5 TB/s is 0.73 of it (handouts/fw.md,
-// "Bandwidth": Nsight Compute on the H200). Here each thread reads four neighbouring entries of
-// row k and of row i with one 16-byte load each: four times the bytes in flight, a quarter of
-// the load instructions and of the blocks. Rows are Na ints
-// apart, Na a multiple of ALIGNMENT, so each int4 is 16-byte aligned when Na % 4 == 0; for
-// another ALIGNMENT the step falls back to fwStepK. Only improved entries are written, one int
-// at a time (the padding past N is never written).
+// rows waits on latency, not bytes (the comment above fwStepK): one 4-byte read of (i,j) a
+// thread keeps 8 KB in flight an SM, about 1.5 TB/s over 132 SMs, 0.73 of an H200's copy;
+// rows' two entries a thread double that. Here each thread reads four neighbouring entries of
+// row k and of row i with one 16-byte load each: twice rows' bytes in flight again, half its
+// load instructions and blocks (handouts/fw.md, "Bandwidth"). Rows are Na ints apart, Na a
+// multiple of ALIGNMENT, so each int4 is 16-byte aligned when Na % 4 == 0; for another
+// ALIGNMENT the step falls back to fwStepK. Only improved entries are written, one int at a
+// time (the padding past N is never written).
 #define WIDE 4
 
 __global__ void fwStepKWide(int k, int *devArray, int Na, int N)
@@ -318,7 +347,7 @@ void fw_solve_with_next(int *dist, int *next, int Na, int N)
 
 const FwVersion fw_versions[] = {
     /* name, summary, place, solve, step, upload, download, release */
-    {"rows", "fwStepK: one launch per k, a block is 256 entries of a row, (i,k) in __shared__, (k,j) and (i,j) read before the barrier",
+    {"rows", "fwStepK: one launch per k, a block is 512 entries of a row, two a thread, (i,k) in __shared__, (k,j) and (i,j) read before the barrier",
      FW_ON_DEVICE, fw_solve_rows, fw_step_rows, NULL, NULL, NULL},
     {"cpu", "sequential CPU, three loops (Exploration 5; Table II's CPU Sequential)",
      FW_ON_HOST, fw_solve_cpu, fw_step_cpu, NULL, NULL, NULL},

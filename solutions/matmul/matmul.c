@@ -7,7 +7,10 @@
 //                loads, with the next tile loaded while the current one is used
 //   4. tensor    the tensor cores (mma.sync with TF32 operands) at FP32 accuracy: each operand
 //                split into a TF32 value and a TF32 residual, three products summed
-//                ("3xTF32"); tensor_1xtf32 is the same kernel with one product, at TF32 accuracy
+//                ("3xTF32"); tensor_1xtf32: one product, at TF32 accuracy, the operands
+//                rounded in the loop
+//  4b.           matmul_tensor's kernel: the operands split once, by a first pass into
+//                "planes" laid out for the tensor cores' fragments
 // plus the explorations' uncoalesced twins of 1 and 2. Every kernel is right for any n: a
 // block that hangs over the edge of the matrix loads zeros there and stores nothing there.
 #include "matmul.h"
@@ -177,7 +180,7 @@ void matmul_tiled_uncoalesced(const float *A, const float *B, float *C, int n, i
 //
 // The template's parameters let labs/matmul/scripts/tune_fast.cu time other shapes; FastShape
 // and SmallShape below are the ones matmul_fast launches, the best it measured on an H100
-// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.90/*/fig*/ of cuBLAS at n = 4096).
+// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.91/*/fig*/ of cuBLAS at n = 4096).
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false,
           int GROUP_ = 0>
 struct TileShape {
@@ -452,7 +455,8 @@ void matmul_fast(const float *A, const float *B, float *C, int n)
 // big ones: the three products of one piece of C depend on each other, the 16 pieces of a warp
 // do not. (nvcuda::wmma reaches the same instruction, but hides the layout: a fragment is loaded
 // whole, and split element by element with a rounding of 4 instructions; that first version ran
-// at 0.71 of cuBLAS SGEMM on an H200, this one at 1.1 to 1.2: NOTES.md.) The block computes a BM × BN tile of C,
+// at 0.71 of cuBLAS SGEMM on an H200, this one at 1.1 to 1.2, and 4b below, which splits each
+// operand once, at 1.3: NOTES.md.) The block computes a BM × BN tile of C,
 // each warp a WM × WN piece of it; the tiles of A and B come by cp.async
 // (__pipeline_memcpy_async), STAGES deep, so that the copies of the next tiles overlap the
 // tensor-core work.
@@ -553,6 +557,58 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float (&d)[4], const unsigned (
         "{%0, %1, %2, %3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// The warp's pieces of C in registers: zeroed, or one set added to another (the flush).
+template <int FM, int FN>
+__device__ __forceinline__ void clear_pieces(float (&x)[FM][FN][4])
+{
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                x[i][j][q] = 0.0f;
+}
+
+template <int FM, int FN>
+__device__ __forceinline__ void add_pieces(float (&total)[FM][FN][4], const float (&part)[FM][FN][4])
+{
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                total[i][j][q] += part[i][j][q];
+}
+
+// d += the warp's products of one k step, piece by piece. With PASSES 3 the small products of
+// all pieces go first, then the big ones: the three products of one piece depend on each other,
+// the pieces do not, so the tensor cores always have independent work in hand.
+template <int PASSES, int FM, int FN, int SMALL_M, int SMALL_N>
+__device__ __forceinline__ void multiply_pieces(float (&d)[FM][FN][4], const unsigned (&a_big)[FM][4],
+                                                const unsigned (&a_small)[SMALL_M][4], const unsigned (&b_big)[FN][2],
+                                                const unsigned (&b_small)[SMALL_N][2])
+{
+    if constexpr (PASSES == 3) {
+#pragma unroll
+        for (int i = 0; i < FM; ++i)
+#pragma unroll
+            for (int j = 0; j < FN; ++j)
+                mma_m16n8k8_tf32(d[i][j], a_small[i], b_big[j]);
+#pragma unroll
+        for (int i = 0; i < FM; ++i)
+#pragma unroll
+            for (int j = 0; j < FN; ++j)
+                mma_m16n8k8_tf32(d[i][j], a_big[i], b_small[j]);
+    }
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j)
+            mma_m16n8k8_tf32(d[i][j], a_big[i], b_big[j]);
 }
 
 // x rounded to TF32, to nearest with ties away from zero, as the bits mma.sync takes: what
@@ -680,24 +736,35 @@ __device__ __forceinline__ void multiply_mma_tile(const float *As, const float *
             }
             continue;
         }
-        if constexpr (S::PASSES == 3) {
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-                    mma_m16n8k8_tf32(acc[i][j], a_small[i], b_big[j]);
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-                    mma_m16n8k8_tf32(acc[i][j], a_big[i], b_small[j]);
-        }
-#pragma unroll
-        for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-            for (int j = 0; j < S::FN; ++j)
-                mma_m16n8k8_tf32(acc[i][j], a_big[i], b_big[j]);
+        multiply_pieces<S::PASSES>(acc, a_big, a_small, b_big, b_small);
     }
+}
+// The warp's pieces of C, straight from the registers: lane (g, t) holds two neighbours of a
+// row, in rows g and g + 8 of each piece; a warp's store covers 8 rows of 32 contiguous bytes.
+// (row0, col0): the warp's first entry of C. Nothing past the edge of C is stored.
+template <class S, bool VEC4>
+__device__ __forceinline__ void store_mma_pieces(float *C, int n, int row0, int col0, int lane,
+                                                 const float (&acc)[S::FM][S::FN][4])
+{
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int i = 0; i < S::FM; ++i)
+#pragma unroll
+        for (int j = 0; j < S::FN; ++j)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                int row = row0 + 16 * i + g + 8 * half, col = col0 + 8 * j + 2 * t;
+                if (row >= n || col >= n)
+                    continue;
+                float *dst = C + (size_t)row * n + col;
+                if (VEC4) {  // n even: col + 1 < n, and dst is 8-byte aligned
+                    *reinterpret_cast<float2 *>(dst) = make_float2(acc[i][j][2 * half], acc[i][j][2 * half + 1]);
+                } else {
+                    dst[0] = acc[i][j][2 * half];
+                    if (col + 1 < n)
+                        dst[1] = acc[i][j][2 * half + 1];
+                }
+            }
 }
 #endif  // TENSOR_CORES_TF32
 
@@ -718,13 +785,7 @@ mma_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__re
     const int wm = (warp / (S::BN / S::WN)) * S::WM, wn = (warp % (S::BN / S::WN)) * S::WN;
 
     float acc[S::FM][S::FN][4], part[S::FLUSH == 1 ? S::FM : 1][S::FLUSH == 1 ? S::FN : 1][4];
-#pragma unroll
-    for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-                acc[i][j][q] = 0.0f;
+    clear_pieces(acc);
 
     const int tiles = (n + S::BK - 1) / S::BK;
     // The first STAGES - 1 tiles in flight; one commit group per tile, empty past the last,
@@ -748,48 +809,16 @@ mma_kernel(const float *__restrict__ A, const float *__restrict__ B, float *__re
             __syncthreads();  // the whole tile split before any warp reads it
         }
         if constexpr (S::FLUSH == 1) {
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        part[i][j][q] = 0.0f;
+            clear_pieces(part);
             multiply_mma_tile<S>(As_tile, Bs_tile, As_small, Bs_small, wm, wn, lane, part);
-#pragma unroll
-            for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-                for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        acc[i][j][q] += part[i][j][q];
+            add_pieces(acc, part);
         } else {
             multiply_mma_tile<S>(As_tile, Bs_tile, As_small, Bs_small, wm, wn, lane, acc);
         }
     }
     __pipeline_wait_prior(0);
 
-    // Straight from the registers: lane (g, t) holds two neighbours of a row, in rows g and
-    // g + 8 of each piece; a warp's store covers 8 rows of 32 contiguous bytes.
-    const int g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int i = 0; i < S::FM; ++i)
-#pragma unroll
-        for (int j = 0; j < S::FN; ++j)
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                int row = bm + wm + 16 * i + g + 8 * half, col = bn + wn + 8 * j + 2 * t;
-                if (row >= n || col >= n)
-                    continue;
-                float *dst = C + (size_t)row * n + col;
-                if (VEC4) {  // n even: col + 1 < n, and dst is 8-byte aligned
-                    *reinterpret_cast<float2 *>(dst) = make_float2(acc[i][j][2 * half], acc[i][j][2 * half + 1]);
-                } else {
-                    dst[0] = acc[i][j][2 * half];
-                    if (col + 1 < n)
-                        dst[1] = acc[i][j][2 * half + 1];
-                }
-            }
+    store_mma_pieces<S, VEC4>(C, n, bm + wm, bn + wn, lane, acc);
 #endif
 }
 
@@ -814,12 +843,10 @@ static void prepare_tensor_kernel(Kernel kernel, int shared_bytes)
 template <class S>
 static void launch_mma(const float *A, const float *B, float *C, int n)
 {
-    static bool prepared = false;
-    if (!prepared) {
-        prepare_tensor_kernel(mma_kernel<S, true>, S::SHARED_BYTES);
-        prepare_tensor_kernel(mma_kernel<S, false>, S::SHARED_BYTES);
-        prepared = true;
-    }
+    static const bool prepared =  // once: the initializer of a static runs at the first call
+        (prepare_tensor_kernel(mma_kernel<S, true>, S::SHARED_BYTES),
+         prepare_tensor_kernel(mma_kernel<S, false>, S::SHARED_BYTES), true);
+    (void)prepared;
     dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
     // The float2 stores need n even; the 16-byte copies n % 4 == 0.
     if (n % 4 == 0)
@@ -829,17 +856,298 @@ static void launch_mma(const float *A, const float *B, float *C, int n)
     CUDA_CHECK_LAUNCH();
 }
 
-// The shapes matmul_tensor launches, from labs/matmul/scripts/tune_tensor.cu's runs on an H200
-// (labs/matmul/NOTES.md, "The tensor kernel, second version"). 3xTF32 with FLUSH 1: 64
-// accumulator and 64 partial-sum registers a thread leave no room for 64 x 64 warp pieces
-// (those spill, and FLUSH 2's additions cost more than they save). SPLIT 1, both halves
-// rounded: SPLIT 2 (small truncated) ran 4% faster but a single product can then be off by
-// 2^-20 of itself, over the (n + 2) u bound at n = 1 (the case tensor-n1 under EMU=1). 1xTF32
-// needs no partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments per
-// product.
-using MmaShape3 = MmaShape<128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1>;
+// ---- 4b. tensor, each operand split once: TF32 planes from a first pass ----------------------
+//
+// The kernel above splits every element it reads, in every warp that reads it (A's elements in
+// BN / WN warps, B's in BM / WM), 3 to 5 instructions an element: in its loop more instructions
+// split than multiply (NOTES.md). Here a first pass splits A and B once each, into four planes
+// of TF32 values in global memory, padded with zeros to whole tiles, laid out so that a lane's
+// fragment is one 16-byte shared load, in the order the instruction takes its registers. That
+// works when the 16 k of two steps are dealt out to the fragment's positions as below (a sum
+// does not care in which order its terms come, as long as A and B use the same one):
+//   lane (g, t), step s, the fragment's k = t      <- k = 4t + 2s of the 16
+//   lane (g, t), step s, the fragment's k = t + 4  <- k = 4t + 2s + 1
+// B's planes are B transposed (row j holds column j of B): the lane's (t, g) and (t + 4, g) of
+// both steps are 4 neighbours of row g. A's fragment takes rows g and g + 8 by turns,
+// (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4), so A's planes interleave rows r and r + 8 of
+// each 16: "paired row" (r / 16) * 8 + r % 8 holds them as (r, k), (r + 8, k), (r, k + 1), ...
+// What is left in the loop is 16-byte shared loads and tensor-core instructions: no split, no
+// moves between registers, no bounds checks (the planes are padded), and both halves of each
+// operand rounded (SPLIT 1's accuracy) at no cost in the loop. The price: the first pass (it
+// reads A and B and writes four planes) and twice the bytes a tile.
+
+// The planes: rows padded to a multiple of PLANE_ROWS (any BM and BN dividing it), k to a
+// multiple of PLANE_PITCH (any BK dividing it). A paired row of A's planes is 2 pitch floats.
+#define PLANE_ROWS 256
+#define PLANE_PITCH 64
+
+struct TensorPlanes {
+    const float *a_big, *a_small;  // A's halves, paired rows of 2 pitch floats
+    const float *b_big, *b_small;  // B's halves, transposed: row j holds column j of B
+    int pitch;                     // floats from one row of a plane to the next
+};
+
+static int round_up(int n, int multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+// A's planes: paired row p holds rows r = (p / 8) * 16 + p % 8 and r + 8 of A (0 outside the
+// n x n matrix), column c of both as a float2 at 2c. Block row p, a thread a column: the reads
+// of A and the writes of both planes are coalesced.
+__global__ void split_rows_kernel(const float *__restrict__ X, int n, int pairs, int pitch, float *__restrict__ big,
+                                  float *__restrict__ small)
+{
+#ifndef TENSOR_CORES_TF32
+    __trap();  // launch_plane refuses such a GPU before launching
+#else
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= pitch)
+        return;
+    for (int p = blockIdx.y; p < pairs; p += gridDim.y) {
+        int r = (p / 8) * 16 + p % 8;
+        uint2 high, low;
+        split_tf32_bits<1>(r < n && c < n ? X[(size_t)r * n + c] : 0.0f, high.x, low.x);
+        split_tf32_bits<1>(r + 8 < n && c < n ? X[(size_t)(r + 8) * n + c] : 0.0f, high.y, low.y);
+        size_t at = (size_t)p * 2 * pitch + 2 * c;
+        *reinterpret_cast<uint2 *>(big + at) = high;
+        *reinterpret_cast<uint2 *>(small + at) = low;
+    }
+#endif
+}
+
+// B's planes, transposed: element (j, k) is B[k][j]. A 32 x 32 tile of B through shared memory
+// (its rows padded by one: a column's 32 floats in 32 banks), so that the reads of B along its
+// rows and the writes of the planes along theirs are both coalesced. 32 x 8 threads a block.
+__global__ void split_columns_kernel(const float *__restrict__ X, int n, int pitch, float *__restrict__ big,
+                                     float *__restrict__ small)
+{
+#ifndef TENSOR_CORES_TF32
+    __trap();  // launch_plane refuses such a GPU before launching
+#else
+    __shared__ float tile[32][33];
+    const int j0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+    for (int dy = threadIdx.y; dy < 32; dy += 8) {
+        int k = k0 + dy, j = j0 + threadIdx.x;
+        tile[dy][threadIdx.x] = k < n && j < n ? X[(size_t)k * n + j] : 0.0f;
+    }
+    __syncthreads();
+    for (int dy = threadIdx.y; dy < 32; dy += 8) {
+        size_t at = (size_t)(j0 + dy) * pitch + k0 + threadIdx.x;
+        unsigned high, low;
+        split_tf32_bits<1>(tile[threadIdx.x][dy], high, low);
+        big[at] = __uint_as_float(high);
+        small[at] = __uint_as_float(low);
+    }
+#endif
+}
+
+// The shapes tune_tensor.cu tries for the plane kernel; matmul_tensor launches one of them.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int FLUSH_K_, int GROUP_ = 8>
+struct PlaneShape {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_, GROUP = GROUP_;
+    static constexpr int PASSES = 3;
+    // k tiles summed from zero in registers of their own before each rounded addition to the
+    // total (MmaShape's FLUSH 1 with a period of its own: the truncation it guards against
+    // grows with the terms summed from zero, and 128 k of them stay far below FP32's rounding).
+    static constexpr int FLUSH_TILES = FLUSH_K_ / BK;
+    static constexpr int FM = WM / 16, FN = WN / 8;
+    static constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
+    static constexpr int A_FLOATS = BM * BK, B_FLOATS = BN * BK;  // one plane's tile
+    static constexpr int STAGE_FLOATS = 2 * (A_FLOATS + B_FLOATS);
+    static constexpr int SHARED_BYTES = STAGES * STAGE_FLOATS * 4;
+    static_assert(SHARED_BYTES <= 227 * 1024, "more shared memory than a block may have (227 KiB on Hopper)");
+    static_assert(PLANE_ROWS % BM == 0 && PLANE_ROWS % BN == 0 && PLANE_PITCH % BK == 0 && BK % 16 == 0,
+                  "tiles divide the planes' padding; a k tile is whole pairs of k steps");
+    static_assert(FLUSH_TILES >= 1 && FLUSH_TILES * BK == FLUSH_K_, "the flush period is whole k tiles");
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 8 == 0, "warps tile the block");
+    static_assert(A_FLOATS % (4 * THREADS) == 0 && B_FLOATS % (4 * THREADS) == 0,
+                  "every thread copies the same number of 16-byte chunks");
+};
+
+#ifdef TENSOR_CORES_TF32
+// Where chunk c (16 bytes) of row r of a tile sits in shared memory, rows of `floats` floats.
+// A quarter warp's 16-byte loads read 4 chunks of each of two neighbouring rows: chunks c0 + t
+// of B's rows (t = 0..3), chunks c0 + 2t (+ 1) of A's paired rows. Where those would meet in
+// the same banks, odd rows swap them: B's four apart (c ^ 4), A's with their neighbour (c ^ 1).
+// B's rows of 16 floats need nothing: two rows are the 32 banks.
+template <int FLOATS, bool PAIRED>
+__device__ __forceinline__ int chunk_offset(int r, int c)
+{
+    int swapped = PAIRED ? c ^ (r & 1) : FLOATS >= 32 ? c ^ ((r & 1) << 2) : c;
+    return r * FLOATS + 4 * swapped;
+}
+
+// Starts the copies of ROWS rows of one plane (from row0, each `floats` floats from k0) into
+// its tile: 16 bytes at a time, all inside the padded plane.
+template <class S, int ROWS, int FLOATS, bool PAIRED>
+__device__ __forceinline__ void copy_plane_tile(const float *plane, size_t row_pitch, int row0, int k0, float *tile)
+{
+#pragma unroll
+    for (int i = 0; i < ROWS * FLOATS / 4 / S::THREADS; ++i) {
+        int chunk = threadIdx.x + i * S::THREADS;
+        int r = chunk / (FLOATS / 4), c = chunk % (FLOATS / 4);
+        __pipeline_memcpy_async(tile + chunk_offset<FLOATS, PAIRED>(r, c), plane + (row0 + r) * row_pitch + k0 + 4 * c,
+                                16);
+    }
+}
+
+// One stage: A's big and small tiles (BM / 2 paired rows of 2 BK floats), then B's (BN rows of BK).
+template <class S>
+__device__ __forceinline__ void copy_plane_tiles(const TensorPlanes &p, int bm, int bn, int k0, float *stage)
+{
+    const size_t pitch = p.pitch;
+    copy_plane_tile<S, S::BM / 2, 2 * S::BK, true>(p.a_big, 2 * pitch, bm / 2, 2 * k0, stage);
+    copy_plane_tile<S, S::BM / 2, 2 * S::BK, true>(p.a_small, 2 * pitch, bm / 2, 2 * k0, stage + S::A_FLOATS);
+    copy_plane_tile<S, S::BN, S::BK, false>(p.b_big, pitch, bn, k0, stage + 2 * S::A_FLOATS);
+    copy_plane_tile<S, S::BN, S::BK, false>(p.b_small, pitch, bn, k0, stage + 2 * S::A_FLOATS + S::B_FLOATS);
+}
+
+__device__ __forceinline__ void fragment_of(const float4 &v, unsigned (&a)[4])
+{
+    a[0] = __float_as_uint(v.x); a[1] = __float_as_uint(v.y); a[2] = __float_as_uint(v.z); a[3] = __float_as_uint(v.w);
+}
+
+// One k tile of one stage into the warp's pieces, two k steps (16 k) at a time.
+template <class S>
+__device__ __forceinline__ void multiply_plane_tile(const float *stage, int wm, int wn, int lane,
+                                                    float (&sum)[S::FM][S::FN][4])
+{
+    const float *A_big = stage, *A_small = stage + S::A_FLOATS;
+    const float *B_big = stage + 2 * S::A_FLOATS, *B_small = B_big + S::B_FLOATS;
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int kk = 0; kk < S::BK; kk += 16) {
+        // B: this lane's chunk of row g of each piece, k = kk + 4t .. + 3: (t, g) and (t + 4, g)
+        // of step 0, then of step 1.
+        float4 b_big[S::FN], b_small[S::FN];
+#pragma unroll
+        for (int j = 0; j < S::FN; ++j) {
+            int at = chunk_offset<S::BK, false>(wn + 8 * j + g, kk / 4 + t);
+            b_big[j] = *reinterpret_cast<const float4 *>(B_big + at);
+            b_small[j] = *reinterpret_cast<const float4 *>(B_small + at);
+        }
+#pragma unroll
+        for (int s = 0; s < 2; ++s) {
+            // A: chunk kk / 2 + 2t + s of paired row g of each piece is its fragment of step s.
+            unsigned ab[S::FM][4], as[S::FM][4], bb[S::FN][2], bs[S::FN][2];
+#pragma unroll
+            for (int i = 0; i < S::FM; ++i) {
+                int at = chunk_offset<2 * S::BK, true>((wm + 16 * i) / 2 + g, kk / 2 + 2 * t + s);
+                fragment_of(*reinterpret_cast<const float4 *>(A_big + at), ab[i]);
+                fragment_of(*reinterpret_cast<const float4 *>(A_small + at), as[i]);
+            }
+#pragma unroll
+            for (int j = 0; j < S::FN; ++j) {
+                bb[j][0] = __float_as_uint(s == 0 ? b_big[j].x : b_big[j].z);
+                bb[j][1] = __float_as_uint(s == 0 ? b_big[j].y : b_big[j].w);
+                bs[j][0] = __float_as_uint(s == 0 ? b_small[j].x : b_small[j].z);
+                bs[j][1] = __float_as_uint(s == 0 ? b_small[j].y : b_small[j].w);
+            }
+            multiply_pieces<3>(sum, ab, as, bb, bs);
+        }
+    }
+}
+#endif  // TENSOR_CORES_TF32
+
+template <class S, bool VEC4>
+__global__ void __launch_bounds__(S::THREADS, 1) plane_kernel(TensorPlanes planes, float *__restrict__ C, int n)
+{
+#ifndef TENSOR_CORES_TF32
+    __trap();  // launch_plane refuses such a GPU before launching
+#else
+    extern __shared__ __align__(128) float plane_shared[];
+    const int2 origin = block_origin<S>();
+    const int bm = origin.x, bn = origin.y;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = (warp / (S::BN / S::WN)) * S::WM, wn = (warp % (S::BN / S::WN)) * S::WN;
+
+    float acc[S::FM][S::FN][4], part[S::FM][S::FN][4];
+    clear_pieces(acc);
+
+    const int tiles = (n + S::BK - 1) / S::BK;
+    // As mma_kernel: the first STAGES - 1 tiles in flight, one commit group a tile.
+    for (int t = 0; t < S::STAGES - 1; ++t) {
+        if (t < tiles)
+            copy_plane_tiles<S>(planes, bm, bn, t * S::BK, plane_shared + t * S::STAGE_FLOATS);
+        __pipeline_commit();
+    }
+    for (int first = 0; first < tiles; first += S::FLUSH_TILES) {
+        clear_pieces(part);
+        for (int t = first; t < min(first + S::FLUSH_TILES, tiles); ++t) {
+            __pipeline_wait_prior(S::STAGES - 2);
+            __syncthreads();  // tile t in every thread's view; every warp done with tile t - 1's stage
+            int next = t + S::STAGES - 1;
+            if (next < tiles)
+                copy_plane_tiles<S>(planes, bm, bn, next * S::BK, plane_shared + (next % S::STAGES) * S::STAGE_FLOATS);
+            __pipeline_commit();
+            multiply_plane_tile<S>(plane_shared + (t % S::STAGES) * S::STAGE_FLOATS, wm, wn, lane, part);
+        }
+        add_pieces(acc, part);
+    }
+    __pipeline_wait_prior(0);
+    store_mma_pieces<S, VEC4>(C, n, bm + wm, bn + wn, lane, acc);
+#endif
+}
+
+// The planes' device memory, kept from one call to the next (the harness times repeated calls,
+// and an allocation costs more than the first pass), grown when a larger n needs more.
+static float *plane_memory(size_t floats)
+{
+    static float *memory = nullptr;
+    static size_t capacity = 0;
+    if (floats > capacity) {
+        if (memory)
+            CUDA_CHECK(cudaFree(memory));
+        CUDA_CHECK(cudaMalloc((void **)&memory, floats * sizeof(float)));
+        capacity = floats;
+    }
+    return memory;
+}
+
+// The first pass: A and B split into their four planes.
+static TensorPlanes split_into_planes(const float *A, const float *B, int n)
+{
+    const int rows = round_up(n, PLANE_ROWS), pitch = round_up(n, PLANE_PITCH);
+    const size_t plane = (size_t)rows * pitch;
+    float *memory = plane_memory(4 * plane);
+    float *a_big = memory, *a_small = memory + plane, *b_big = memory + 2 * plane, *b_small = memory + 3 * plane;
+    const int pairs = rows / 2;
+    split_rows_kernel<<<dim3(blocks_to_cover(pitch, 256), pairs < 65535 ? pairs : 65535), 256>>>(A, n, pairs, pitch,
+                                                                                                  a_big, a_small);
+    CUDA_CHECK_LAUNCH();
+    split_columns_kernel<<<dim3(rows / 32, pitch / 32), dim3(32, 8)>>>(B, n, pitch, b_big, b_small);
+    CUDA_CHECK_LAUNCH();
+    return TensorPlanes{a_big, a_small, b_big, b_small, pitch};
+}
+
+template <class S>
+static void launch_plane(const float *A, const float *B, float *C, int n)
+{
+    static const bool prepared =  // once: the initializer of a static runs at the first call
+        (prepare_tensor_kernel(plane_kernel<S, true>, S::SHARED_BYTES),
+         prepare_tensor_kernel(plane_kernel<S, false>, S::SHARED_BYTES), true);
+    (void)prepared;
+    TensorPlanes planes = split_into_planes(A, B, n);
+    dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
+    if (n % 2 == 0)  // the float2 stores of C
+        plane_kernel<S, true><<<grid, S::THREADS, S::SHARED_BYTES>>>(planes, C, n);
+    else
+        plane_kernel<S, false><<<grid, S::THREADS, S::SHARED_BYTES>>>(planes, C, n);
+    CUDA_CHECK_LAUNCH();
+}
+
+// The shapes matmul_tensor and matmul_tensor_1xtf32 launch, from labs/matmul/scripts/
+// tune_tensor.cu's runs on an H200 (labs/matmul/NOTES.md, "The tensor kernel, third version").
+// 3xTF32 on the planes: 64 accumulator and 64 partial-sum registers a thread (the flush) leave
+// no room for warp pieces past 64 x 32 or 32 x 64. 64 x 128 tiles of 4 warps with k tiles of 16
+// fit two blocks a multiprocessor (254 registers, 96 KiB of shared memory each), so one block's
+// barrier and flush overlap the other's tensor-core work: 1.36 of SGEMM flushing every 128 k,
+// against 1.29 for 128 x 128 tiles of 8 warps. Every 64 k: the flush's bias grows with the
+// length of the sums from zero, and at 128 k its mean error (1.1e-6) was above SGEMM's
+// (6.7e-7); at 64 k it was 4.8e-7 (on 128 x 128 tiles, 3% slower than 128 k). 1xTF32 needs no
+// partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments per product
+// (the in-loop kernel above: it splits nothing).
+using PlaneShape3 = PlaneShape<64, 128, 16, 32, 64, 4, 64>;
 using MmaShape1 = MmaShape<128, 256, 32, 64, 64, 3, 1, 0>;
 
-void matmul_tensor(const float *A, const float *B, float *C, int n) { launch_mma<MmaShape3>(A, B, C, n); }
+void matmul_tensor(const float *A, const float *B, float *C, int n) { launch_plane<PlaneShape3>(A, B, C, n); }
 
 void matmul_tensor_1xtf32(const float *A, const float *B, float *C, int n) { launch_mma<MmaShape1>(A, B, C, n); }

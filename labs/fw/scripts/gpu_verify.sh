@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The fw lab's GPU verification (issue 5), on a machine with an NVIDIA GPU, from the kit's root:
 #
-#   bash labs/fw/scripts/gpu_verify.sh [STAGE ...]     stages: check versions bench traffic table2 scaling
+#   bash labs/fw/scripts/gpu_verify.sh [STAGE ...]     stages: check versions bench traffic variants margin
+#                                                      table2 scaling
 #
 # with no stage, all of them. Logs and the scaling CSV/PNG go to $OUT (default build/fw-verify).
 #   check     the reference solution on every testcase, public and large (up to n = 8192)
@@ -15,12 +16,15 @@
 #             a thread, several rows a block) beside a device copy, n = 8192; and Nsight Compute's
 #             memory and warp-state sections on one step of rows and of wide (why rows reaches a
 #             copy's rate on one card and not another: handouts/fw.md, "Bandwidth")
+#   margin    the reference's rows against the module's order (the kernel the starter asks for) on
+#             graphs of the timed cases' sizes, both timed by fw --bench: kernel_ms of module over
+#             rows is what lab.toml's slow_factor must leave room for
 #   table2    Table II of [Carrega & Ferreira n.d.]: n = 2048, ten runs of each version
 #   scaling   section 2.3 of [Hochberg 2012]: undirected cycles n = 10..1800, CSV + PNG
 set -u -o pipefail
 cd "$(dirname "$0")/../../.."
 OUT=${OUT:-build/fw-verify}
-STAGES=${*:-check versions bench traffic variants table2 scaling}
+STAGES=${*:-check versions bench traffic variants margin table2 scaling}
 FW=build/solution/fw/fw
 . grader/scripts/gpu_verify_log.sh fw
 
@@ -81,6 +85,17 @@ for s in $STAGES; do
                 --section WarpStateStats --section SchedulerStats $FW --random 8192 --version "$v"
         done
         ;;
+    margin)
+        stage "rows against the module's order, the timed cases' sizes"
+        make --no-print-directory cycleProgs > /dev/null
+        build/tools/fw/makeUndirCycle 8192 > "$OUT/undircycle8192.txt"
+        for graph in "--random 2048 --seed 22" "--random 4096 --seed 23" "--random 8192 --seed 24" "$OUT/undircycle8192.txt"; do
+            for v in rows module; do
+                run_logged margin.log $FW $graph --degree 8 --max-weight 100 --version "$v" --bench
+            done
+        done
+        rm -f "$OUT/undircycle8192.txt"
+        ;;
     table2)
         stage "Table II, n = 2048"
         run_logged table2.log python3 labs/fw/scripts/table2.py --fw $FW --csv "$OUT/fw-table2.csv"
@@ -91,7 +106,7 @@ for s in $STAGES; do
             --csv "$OUT/fw-scaling.csv" --png "$OUT/fw-scaling.png"
         ;;
     *)
-        echo "unknown stage $s (check versions bench traffic variants table2 scaling)"; status=2
+        echo "unknown stage $s (check versions bench traffic variants margin table2 scaling)"; status=2
         ;;
     esac
 done

@@ -103,7 +103,7 @@ static void launch_rows_r(int k, int *dist, int Na, int N)
 static void launch_reference(int k, int *dist, int Na, int N) { launch_rows(k, dist, Na, N); }
 
 static const Variant kVariants[] = {
-    {"rows (fwStepK, the reference)", launch_reference},
+    {"rows (fwStepK, the reference: int2)", launch_reference},
     {"1 int a thread, 256 threads", launch_vec<1, 256>},
     {"1 int a thread, 512 threads", launch_vec<1, 512>},
     {"1 int a thread, 1024 threads", launch_vec<1, 1024>},

@@ -8,6 +8,8 @@
 #   RECORD=1 labs/matmul/scripts/gpu_tensor.sh       the bench as `make bench LAB=matmul RECORD=1`:
 #                                                    handouts/figures/matmul-bench.toml rewritten
 #                                                    (a copy goes to LOG_DIR)
+#   SIZES="4096" SANITIZE=0 ...                      tune_tensor at those sizes only (default
+#                                                    "2048 4096"); no compute-sanitizer step
 #
 # Each step's output goes to LOG_DIR/<step>.txt and to the terminal; a failed step is reported
 # at the end and does not stop the others. Seven files in all, so that a remote runner that
@@ -28,8 +30,8 @@ step build 300 bash -c "make -j\$(nproc) matmul SOL=1 >/dev/null & lab=\$!
 program=build/solution/matmul/matmul
 
 step tensor-check 180 build/tune_tensor check
-step tensor-tune 240 build/tune_tensor 2048 4096
-if command -v compute-sanitizer >/dev/null; then
+step tensor-tune 240 build/tune_tensor ${SIZES:-2048 4096}
+if [ "${SANITIZE:-1}" != 0 ] && command -v compute-sanitizer >/dev/null; then
     step sanitizer 240 bash -c "for k in tensor tensor_1xtf32; do for n in 129 132; do
         compute-sanitizer --tool memcheck --error-exitcode 9 $program --n \$n --kernel \$k --reps 1 | grep -E 'CORRECT|WRONG|ERROR SUMMARY' || exit 1
         done; compute-sanitizer --tool racecheck --error-exitcode 9 $program --n 129 --kernel \$k --reps 1 | grep -E 'CORRECT|WRONG|RACECHECK SUMMARY' || exit 1

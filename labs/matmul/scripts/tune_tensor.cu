@@ -1,6 +1,7 @@
 // Times shapes of the reference solution's tensor kernel (3xTF32 and 1xTF32 on the tensor
 // cores) against cuBLAS SGEMM in FP32 and cuBLAS in TF32 mode, with each one's error against a
-// float64 product, to choose the MmaShape3 and MmaShape1 that matmul_tensor launches; and
+// float64 product, to choose the PlaneShape3 and MmaShape1 that matmul_tensor and
+// matmul_tensor_1xtf32 launch; and
 // checks every candidate on awkward sizes. A developer's tool, not part of the lab's build:
 //
 //   nvcc -std=c++17 -O3 -arch=sm_90 -Ilabs/common -Ilabs/matmul -Isolutions/matmul \
@@ -12,7 +13,9 @@
 //                                        relative error (64 sampled rows against float64)
 //
 // Shapes: wmma <BM, BN, BK, WM, WN, STAGES, PASSES, FLUSH, GROUP> (TensorShape, wmma_kernel.cuh);
-// mma <BM, BN, BK, WM, WN, STAGES, PASSES, FLUSH, GROUP, MIN_BLOCKS, SPLIT, PRESPLIT> (MmaShape in matmul.c).
+// mma <BM, BN, BK, WM, WN, STAGES, PASSES, FLUSH, GROUP, MIN_BLOCKS, SPLIT, PRESPLIT> (MmaShape in matmul.c);
+// plane <BM, BN, BK, WM, WN, STAGES, FLUSH_K, GROUP> (PlaneShape in matmul.c). The candidates round 2
+// timed and dropped (FLUSH 2, PRESPLIT, k tiles of 64) are in NOTES.md with their figures.
 // labs/matmul/scripts/gpu_tensor.sh builds and runs both, with the bench.
 #include <algorithm>
 #include <cmath>
@@ -41,39 +44,32 @@ struct Candidate {
 #define MMA(...)                                                                            \
     {"mma <" #__VA_ARGS__ ">", MmaShape<__VA_ARGS__>::PASSES, launch_mma<MmaShape<__VA_ARGS__>>, \
      (const void *)mma_kernel<MmaShape<__VA_ARGS__>, true>}
+#define PLANE(...)                                                                          \
+    {"plane <" #__VA_ARGS__ ">", PlaneShape<__VA_ARGS__>::PASSES, launch_plane<PlaneShape<__VA_ARGS__>>, \
+     (const void *)plane_kernel<PlaneShape<__VA_ARGS__>, true>}
 static const Candidate kCandidates[] = {
     // wmma: the 3xTF32 shape the first tuning run chose (labs/matmul/NOTES.md), for comparison.
     SHAPE(128, 128, 32, 64, 32, 2, 3, true),
-    // mma.sync, 3xTF32, FLUSH 1 (each k tile from zero): 8 warps of 64 x 32; SPLIT 1 and 2.
-    MMA(128, 128, 32, 64, 32, 3, 3, 1, 8, 1, 1),
-    MMA(128, 128, 32, 64, 32, 3, 3, 1, 8, 1, 2),
-    MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 2),
+    // mma.sync, each warp splitting what it reads (round 2's reference, SPLIT 1, and SPLIT 2):
+    // 8 warps of 64 x 32, FLUSH 1 (each k tile summed from zero).
     MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 1),
-    MMA(128, 128, 32, 64, 32, 4, 3, 1, 4, 1, 1),
-    MMA(128, 128, 32, 32, 64, 4, 3, 1, 8, 1, 1),
-    // k tiles of 64: half the barriers, the flush every 64 products
-    MMA(128, 128, 64, 64, 32, 3, 3, 1, 8, 1, 1),
-    MMA(128, 128, 64, 64, 32, 2, 3, 1, 8, 1, 1),
-    // FLUSH 2 (each k step from zero): no partial sums to keep, so 64 x 64 warp pieces fit
-    // (with a few spilled registers).
-    MMA(128, 128, 32, 64, 32, 4, 3, 2, 8, 1, 2),
-    MMA(128, 256, 32, 64, 64, 3, 3, 2, 8, 1, 2),
-    MMA(128, 256, 32, 64, 64, 4, 3, 2, 8, 1, 2),
-    MMA(256, 128, 32, 64, 64, 3, 3, 2, 8, 1, 2),
-    MMA(256, 128, 32, 64, 64, 4, 3, 2, 8, 1, 2),
-    MMA(256, 128, 16, 64, 64, 4, 3, 2, 8, 1, 2),
-    MMA(128, 128, 32, 64, 64, 4, 3, 2, 8, 1, 2),
-    MMA(256, 128, 32, 64, 64, 4, 3, 2, 4, 1, 2),
-    // the same with each tile split once in shared memory (PRESPLIT)
-    MMA(128, 256, 32, 64, 64, 3, 3, 2, 8, 1, 2, true),
-    MMA(256, 128, 32, 64, 64, 3, 3, 2, 8, 1, 2, true),
-    MMA(128, 256, 32, 64, 64, 3, 3, 2, 8, 1, 1, true),
+    MMA(128, 128, 32, 64, 32, 4, 3, 1, 8, 1, 2),
+    // planes: each operand split once by a first pass; FLUSH_K k summed from zero a time. The
+    // first is matmul_tensor's (64 x 128 tiles of 4 warps, two blocks a multiprocessor); the
+    // flush period trades speed for the truncation's bias (NOTES.md: 32, 64, 128, 256 k).
+    PLANE(64, 128, 16, 32, 64, 4, 64),
+    PLANE(64, 128, 16, 32, 64, 4, 48),
+    PLANE(64, 128, 16, 32, 64, 4, 128),
+    PLANE(64, 128, 16, 32, 64, 3, 64),
+    PLANE(64, 128, 16, 32, 64, 4, 64, 4),
+    PLANE(128, 128, 32, 64, 32, 3, 128),
+    PLANE(128, 128, 32, 64, 32, 3, 64),
+    PLANE(128, 128, 32, 64, 32, 3, 32),
+    PLANE(128, 128, 16, 64, 32, 4, 128),
     // without any flush (truncating accumulator: the error grows with n): the speed it costs.
-    MMA(256, 128, 32, 64, 64, 3, 3, 0, 8, 1, 2),
     MMA(128, 128, 32, 64, 32, 3, 3, 0, 8, 1, 2),
     // 1xTF32.
     MMA(128, 256, 32, 64, 64, 3, 1, 0),
-    MMA(256, 128, 32, 64, 64, 3, 1, 0),
 };
 
 struct Errors {
@@ -159,6 +155,10 @@ static void time_all(int n, int reps)
                flops / (std::min(ms, again) * 1e9), sgemm_ms / std::min(ms, again), err.max_rel, err.mean_rel,
                attr.localSizeBytes ? "  (spills to local memory)" : "");
     }
+    // The plane kernels' first pass alone (part of each plane candidate's time above).
+    float split_ms = time_ms([&] { split_into_planes(d.A, d.B, n); }, reps);
+    printf("%-52s %5s %8.3f   (%.1f%% of the SGEMM time)\n", "first pass alone (split_into_planes)", "", split_ms,
+           100.0 * split_ms / sgemm_ms);
     float again = time_ms(sgemm, reps);  // the clocks may drift while the card warms up
     printf("cuBLAS SGEMM again after the candidates: %.3f ms, %.1f TFLOP/s\n", again, flops / (again * 1e9));
     CUBLAS_CHECK(cublasDestroy(handle));
