@@ -75,11 +75,44 @@ inline const void *address_of(T &ref)
     return const_cast<const void *>(static_cast<const volatile void *>(std::addressof(ref)));
 }
 
+// Warp-synchronous code: a warp's lanes exchange values through shared memory with no
+// __syncwarp() between the store and the load (a block reduction's last steps, a warp's scan),
+// relying on the lanes of a warp running in step, as they do on a GPU once the warp reconverges.
+// Here a warp's lanes run one after another, so a lane would read what the lanes after it have
+// not yet stored. What the running lane did to shared memory since it last waited: a lane that
+// turns from loads to stores, or from stores to loads, first lets the other lanes of its warp
+// catch up (keep_warp_in_step): every lane does its loads of a step before any does the stores
+// that follow them, and the reverse. A kernel that separates its stores and loads with
+// __syncthreads() never waits here; nor does any under EMU_SCHEDULE=random or EMU_RACECHECK=1,
+// which look for code that relies on such an order (CUDA promises none without __syncwarp()).
+enum : unsigned char { kLaneLoadedShared = 1, kLaneStoredShared = 2 };
+extern __thread unsigned char lane_shared_traffic;
+// Parks the running lane until every other live lane of its warp waits (here, at a barrier, in
+// a warp function) or has returned; forgets the lane's traffic.
+void keep_warp_in_step();
+
+inline void before_shared_load()
+{
+    if (__builtin_expect(lane_shared_traffic & kLaneStoredShared, 0)) keep_warp_in_step();
+    lane_shared_traffic |= kLaneLoadedShared;
+}
+inline void before_shared_store()
+{
+    if (__builtin_expect(lane_shared_traffic & kLaneLoadedShared, 0)) keep_warp_in_step();
+    lane_shared_traffic |= kLaneStoredShared;
+}
+
 // `site` is a lambda returning the site's static description, so that building it costs
 // nothing unless a checker is on.
 template <class T, class Site>
 inline T &shared_access(T &ref, Access kind, Site site)
 {
+    if (kind == Access::Read) {
+        before_shared_load();
+    } else {  // an update (`tile[i] += v`) loads and stores: it waits after either
+        if (__builtin_expect(lane_shared_traffic != 0, 0)) keep_warp_in_step();
+        lane_shared_traffic = kLaneLoadedShared | kLaneStoredShared;
+    }
     if (__builtin_expect(access_hooks_on, 0)) observe_shared_access(address_of(ref), sizeof(T), kind, site());
     return ref;
 }
@@ -104,6 +137,7 @@ private:
     template <class Assign>
     T &store(Assign assign)
     {
+        before_shared_store();
         using Value = std::remove_cv_t<T>;
         if constexpr (std::is_trivially_copyable<Value>::value) {
             if (__builtin_expect(access_hooks_on, 0)) {
