@@ -1,7 +1,8 @@
 """labs/emu/conformance/hecbench.py on a made-up HeCBench checkout: each program built with its
 own Makefile and nvcc-emu, run with its Makefile's run arguments, judged by its own verdict,
 and the rest classified (a CUDA library, a missing input, a build error, a timeout that runs
-again with smaller arguments)."""
+again with smaller arguments, a program that checks nothing); the pass rate's denominator
+leaves out, and counts, the programs that check nothing and those whose inputs are missing."""
 
 import json
 import os
@@ -57,14 +58,17 @@ def test_programs_are_built_run_and_classified(tmp_path):
         """, "3200")
     program(src, "blas-cuda", '#include <cublas_v2.h>\nint main() {}\n')
     program(src, "data-cuda", "int main() {}\n", "../data/graph.txt")
-    program(src, "broken-cuda", "int main() { return missing_function(); }\n")
+    program(src, "broken-cuda", '#include <cstdio>\nint main() { printf("PASS"); return missing_function(); }\n')
+    # No verdict anywhere in its sources: not built; a verdict it never printed: unverified.
+    program(src, "silent-cuda", '#include <cstdio>\nint main() { printf("checksum %d\\n", 42); }\n')
+    program(src, "quiet-cuda", '#include <cstdio>\nint main(int argc, char **) { if (argc > 5) printf("FAIL\\n"); }\n')
     # An argument that is a script naming a file the folder has (logic-rewrite's) is no input
     # missing; a build stopped by a file packed in DVC (sad's header) is one.
     program(src, "script-cuda", '#include <cstdio>\nint main() { printf("PASS\\n"); }\n',
             "-c 'read ./inputs/x.aig; balance; write x_balanced.aig'")
     (src / "script-cuda" / "inputs").mkdir()
     (src / "script-cuda" / "inputs" / "x.aig").write_text("aig")
-    program(src, "dvc-cuda", '#include "packed.hpp"\nint main() {}\n')
+    program(src, "dvc-cuda", '#include "packed.hpp"\nint main() { puts("PASS"); }\n')
     (src / "dvc-cuda" / "data.tar.gz.dvc").write_text("outs: []\n")
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
                              "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
@@ -72,10 +76,16 @@ def test_programs_are_built_run_and_classified(tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     assert {name: r["status"] for name, r in results.items()} == {
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
-        "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data"}
+        "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data",
+        "silent-cuda": "checks_nothing", "quiet-cuda": "unverified"}
     assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
     assert results["blas-cuda"]["detail"] == "uses cuBLAS"
     assert results["dvc-cuda"]["detail"].startswith("its build needs files kept in DVC (data.tar.gz.dvc)")
     assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
-    assert "3 of 8 (37.5%) pass overall; 3 of 7 (42.9%) of the runtime-API programs" in result.stdout
+    # 9 runtime-API programs: 2 check nothing, 2 lack inputs, 3 of the other 5 pass.
+    assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 2 need "
+            "inputs kept outside git") in result.stdout
+    assert ("**3 of 5 (60.0%) of the runtime-API programs that check their own result and have their inputs pass**; "
+            "3 of 7 (42.9%) with those that need inputs counted as failures; 3 of 10 (30.0%) of all programs"
+            ) in result.stdout

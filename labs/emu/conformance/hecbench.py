@@ -13,6 +13,8 @@ that times out runs once more with its integer arguments of 32 or more divided b
 table shows the arguments of the run counted). Statuses:
 
     passed          exit status 0, printed PASS (or "Test passed", SUCCESS), no FAIL
+    checks_nothing  no verdict (PASS, FAIL, ...) in any string of its sources, so it cannot say
+                    whether its result is right (a checksum, timings only; not built)
     unverified      exit status 0, printed no verdict at all (the program checks nothing)
     failed          printed FAIL, or a nonzero exit status (a wrong result, as the program says)
     crashed         killed by a signal (a segfault, an abort)
@@ -27,8 +29,10 @@ table shows the arguments of the run counted). Statuses:
     no_makefile     the program has no Makefile (not built)
     not_run         --deadline passed before it started
 
-"Runtime-API programs" are those that need none of the libraries; the summary gives the pass
-rate over all programs and over those, and counts the failures by kind.
+"Runtime-API programs" are those that need none of the libraries. The summary's pass rate is
+over the runtime-API programs that check their own result (not checks_nothing, not
+unverified) and whose inputs are in git (not needs_data); it says how many each exclusion
+took, and gives the rate with the needs_data ones counted as failures, and over all programs.
 """
 
 import argparse
@@ -46,7 +50,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from verdict import claims_success, failure_line  # noqa: E402
+from verdict import FAILURE, SUCCESS, claims_success, failure_line  # noqa: E402
 
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
 ARGS_FILE = os.path.join(HERE, "hecbench_args.json")
@@ -88,6 +92,41 @@ def needed_libraries(folder):
     if "driver API" in found and not re.search(r"-lcuda\b", text):
         found.remove("driver API")
     return found
+
+
+STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def _sources_with_includes(folder):
+    """The program's files, and the files its quoted includes reach outside its folder
+    (HeCBench's ../include/*.h, ../openmp-omp/reference.h), one level deep."""
+    files = program_files(folder)
+    for path in list(files):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        for name in QUOTED_INCLUDE.findall(text):
+            included = os.path.normpath(os.path.join(os.path.dirname(path), name))
+            if not included.startswith(folder + os.sep) and os.path.isfile(included):
+                files.append(included)
+    return files
+
+
+def prints_a_verdict(folder):
+    """Whether some string in the program's sources is a verdict verdict.py reads (PASS,
+    FAIL, "Test passed", ...): a program without one checks nothing it can tell."""
+    for path in _sources_with_includes(folder):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        if any(SUCCESS.search(literal) or FAILURE.search(literal) for literal in STRING_LITERAL.findall(text)):
+            return True
+    return False
 
 
 def build_error_kind(log):
@@ -197,6 +236,8 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
     result["args"] = " ".join(command[1:]) if command else ""
     if command and missing_inputs(folder, command):
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
+    if not prints_a_verdict(folder):
+        return dict(result, status="checks_nothing", detail="no PASS, FAIL or other verdict in its sources")
     start = time.monotonic()
     subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
     built = subprocess.run(["make"] + make_variables(compiler), cwd=folder, capture_output=True, text=True,
@@ -238,26 +279,44 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
 
 
 GOOD = ("passed",)
+# Not in the denominator of the pass rate: programs that cannot say whether they are right,
+# and programs whose inputs are not in git (HeCBench keeps them in DVC).
+CHECK_NOTHING = ("checks_nothing", "unverified")
+NO_INPUTS = ("needs_data",)
+
+
+def _count(rows, statuses):
+    return sum(r["status"] in statuses for r in rows)
+
+
+def _rate(passed, total):
+    return f"{passed} of {total} ({100.0 * passed / max(1, total):.1f}%)"
 
 
 def summary(results, date, snapshot):
-    """The pass rates and the failures counted by status and kind, in Markdown."""
+    """The pass rates, what each leaves out (counted), and the failures by status and kind,
+    in Markdown."""
     everything = list(results.values())
     runtime_api = [r for r in everything if not r["libraries"]]
-
-    def rate(rows):
-        passed = sum(r["status"] in GOOD for r in rows)
-        return f"{passed} of {len(rows)} ({100.0 * passed / max(1, len(rows)):.1f}%)"
-
-    completed = [r for r in runtime_api if r["status"] in GOOD + ("unverified",)]
-    lines = [f"HeCBench at {snapshot}, run {date}: **{rate(everything)} pass overall; "
-             f"{rate(runtime_api)} of the runtime-API programs** (no cuBLAS, cuFFT, cuRAND, cuSPARSE, "
-             f"cuSOLVER, NVRTC, NCCL, driver API); with the programs that check nothing and ran to completion, "
-             f"{len(completed)} of {len(runtime_api)} runtime-API programs.", "", "| status | programs |", "|---|---|"]
+    passed = _count(runtime_api, GOOD)
+    no_check_static = _count(runtime_api, ("checks_nothing",))
+    no_check_run = _count(runtime_api, ("unverified",))
+    no_inputs = _count(runtime_api, NO_INPUTS)
+    checked = len(runtime_api) - no_check_static - no_check_run - no_inputs
+    lines = [f"HeCBench at {snapshot}, run {date}, {len(everything)} programs: "
+             f"{len(everything) - len(runtime_api)} use a CUDA library (cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, "
+             f"NVRTC, NCCL, the driver API; not built), {len(runtime_api)} only the runtime API. Of those, "
+             f"{no_check_static + no_check_run} check nothing ({no_check_static} with no verdict in their sources, "
+             f"{no_check_run} that ran to completion and printed none) and {no_inputs} need inputs kept outside git "
+             f"(DVC); neither is in the denominator. **{_rate(passed, checked)} of the runtime-API programs that "
+             f"check their own result and have their inputs pass**; "
+             f"{_rate(passed, checked + no_inputs)} with those that need inputs counted as failures; "
+             f"{_rate(_count(everything, GOOD), len(everything))} of all programs.",
+             "", "| status | programs |", "|---|---|"]
     counts = {}
     for r in everything:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
-    lines += [f"| {status} | {n} |" for status, n in sorted(counts.items(), key=lambda item: -item[1])]
+    lines += [f"| {status} | {n} |" for status, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
     kinds = {}
     for r in everything:
         if r["status"] == "build_failed":
