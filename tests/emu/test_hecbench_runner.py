@@ -70,6 +70,13 @@ def test_programs_are_built_run_and_classified(tmp_path):
     (src / "script-cuda" / "inputs" / "x.aig").write_text("aig")
     program(src, "dvc-cuda", '#include "packed.hpp"\nint main() { puts("PASS"); }\n')
     (src / "dvc-cuda" / "data.tar.gz.dvc").write_text("outs: []\n")
+    # The header packed in DVC beside another version of the program, which the Makefile names.
+    program(src, "shared-dvc-cuda", '#include "refdata.h"\nint main() { puts("PASS"); }\n')
+    with open(src / "shared-dvc-cuda" / "Makefile", "a") as makefile:
+        makefile.write("CFLAGS += -I../shared-dvc-omp\n")
+    (src / "shared-dvc-omp").mkdir()
+    (src / "shared-dvc-omp" / "refdata.tar.gz.dvc").write_text("outs: []\n")
+    program(src, "mpi-cuda", '#include <mpi.h>\nint main() { puts("PASS"); }\n')
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
                              "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -77,15 +84,19 @@ def test_programs_are_built_run_and_classified(tmp_path):
     assert {name: r["status"] for name, r in results.items()} == {
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
         "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data",
-        "silent-cuda": "checks_nothing", "quiet-cuda": "unverified"}
+        "silent-cuda": "checks_nothing", "quiet-cuda": "unverified", "shared-dvc-cuda": "needs_data",
+        "mpi-cuda": "needs_library"}
     assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
     assert results["blas-cuda"]["detail"] == "uses cuBLAS"
     assert results["dvc-cuda"]["detail"].startswith("its build needs files kept in DVC (data.tar.gz.dvc)")
+    assert results["shared-dvc-cuda"]["detail"].startswith(
+        "its build needs files kept in DVC (../shared-dvc-omp/refdata.tar.gz.dvc)")
+    assert results["mpi-cuda"]["detail"] == "uses MPI"
     assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
-    # 9 runtime-API programs: 2 check nothing, 2 lack inputs, 3 of the other 5 pass.
-    assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 2 need "
+    # 10 runtime-API programs: 2 check nothing, 3 lack inputs, 3 of the other 5 pass.
+    assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 3 need "
             "inputs kept outside git") in result.stdout
     assert ("**3 of 5 (60.0%) of the runtime-API programs that check their own result and have their inputs pass**; "
-            "3 of 7 (42.9%) with those that need inputs counted as failures; 3 of 10 (30.0%) of all programs"
+            "3 of 8 (37.5%) with those that need inputs counted as failures; 3 of 12 (25.0%) of all programs"
             ) in result.stdout

@@ -21,11 +21,12 @@ table shows the arguments of the run counted). Statuses:
     timeout         ran past --timeout
     build_failed    did not compile or link; `kind` groups why (a missing header, an
                     undeclared function or intrinsic, inline PTX, the rewriter, ...)
-    needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL or the driver API,
-                    which the emulator does not offer (not built)
+    needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL, the driver API
+                    or MPI, which the emulator does not offer (not built)
     needs_data      its run reads a file the checkout does not hold (HeCBench keeps large
                     inputs in DVC, outside git; not run), or its build stops at a missing file
-                    and the folder has a .dvc archive
+                    and its folder, or a folder its Makefile names (-I../testSNAP-omp), has a
+                    .dvc archive
     no_makefile     the program has no Makefile (not built)
     not_run         --deadline passed before it started
 
@@ -67,6 +68,8 @@ LIBRARIES = {
     "driver API": r"-lcuda\b|#\s*include\s*[<\"]cuda\.h[>\"]",
     "NPP/nvJPEG": r"-lnpp|-lnvjpeg|#\s*include\s*[<\"](npp|nvjpeg)",
     "NCCL": r"-lnccl|#\s*include\s*[<\"]nccl",
+    # Not CUDA, but a library the emulator does not offer either: several processes.
+    "MPI": r"-lmpi|#\s*include\s*[<\"]mpi\.h",
 }
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".cc", ".inc")
 
@@ -127,6 +130,18 @@ def prints_a_verdict(folder):
         if any(SUCCESS.search(literal) or FAILURE.search(literal) for literal in STRING_LITERAL.findall(text)):
             return True
     return False
+
+
+def dvc_archives(folder):
+    """The .dvc files (data kept outside git) of the program's folder and of the folders its
+    Makefile names by a relative path (testSNAP-cuda's headers are packed in ../testSNAP-omp)."""
+    folders = [folder]
+    try:
+        with open(os.path.join(folder, "Makefile"), encoding="utf-8", errors="replace") as handle:
+            folders += [os.path.join(folder, name) for name in re.findall(r"(\.\./[\w.+-]+)", handle.read())]
+    except OSError:
+        pass
+    return [path for f in folders if os.path.isdir(f) for path in sorted(glob.glob(os.path.join(f, "*.dvc")))]
 
 
 def build_error_kind(log):
@@ -245,11 +260,12 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
     result["build_s"] = round(time.monotonic() - start, 1)
     log = (built.stdout + built.stderr).replace(folder + os.sep, "")
     if built.returncode != 0:
-        kept_in_dvc = glob.glob(os.path.join(folder, "*.dvc"))
+        kept_in_dvc = dvc_archives(folder)
         if kept_in_dvc and re.search(r"No rule to make target|fatal error: .*: No such file", log):
             # Sources of the build (sad's bitmap_image.hpp) packed with its data, outside git.
+            archive = os.path.relpath(kept_in_dvc[0], folder)
             return dict(result, status="needs_data", detail=f"its build needs files kept in DVC "
-                        f"({os.path.basename(kept_in_dvc[0])}): {first_error(log)}"[:200])
+                        f"({archive}): {first_error(log)}"[:200])
         return dict(result, status="build_failed", kind=build_error_kind(log), detail=first_error(log))
     if not command:
         return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
