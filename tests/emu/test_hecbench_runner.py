@@ -77,7 +77,10 @@ def test_programs_are_built_run_and_classified(tmp_path):
     (src / "shared-dvc-omp").mkdir()
     (src / "shared-dvc-omp" / "refdata.tar.gz.dvc").write_text("outs: []\n")
     program(src, "mpi-cuda", '#include <mpi.h>\nint main() { puts("PASS"); }\n')
+    smaller = tmp_path / "hecbench_args.json"
+    smaller.write_text(json.dumps({"about": "a test's", "args": {"good-cuda": ["32"]}}))
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
+                             "--args", str(smaller),
                              "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     results = json.loads((tmp_path / "results.json").read_text())
@@ -87,6 +90,7 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "silent-cuda": "checks_nothing", "quiet-cuda": "unverified", "shared-dvc-cuda": "needs_data",
         "mpi-cuda": "needs_library"}
     assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
+    assert results["good-cuda"]["args"] == "32 (hecbench_args.json; Makefile's 64)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
     assert results["blas-cuda"]["detail"] == "uses cuBLAS"
     assert results["dvc-cuda"]["detail"].startswith("its build needs files kept in DVC (data.tar.gz.dvc)")

@@ -183,17 +183,18 @@ def make_variables(compiler):
 
 
 def run_command(folder, compiler, overrides, name):
-    """The program's run command: the Makefile's `run` recipe (make -n), with the arguments
-    hecbench_args.json gives instead where it names the program."""
+    """(The program's run command, the Makefile's arguments where hecbench_args.json gives
+    others, else None): the Makefile's `run` recipe (make -n), with hecbench_args.json's
+    arguments instead where it names the program."""
     result = subprocess.run(["make", "-n", "-s", "run"] + make_variables(compiler), cwd=folder,
                             capture_output=True, text=True, errors="replace")
     lines = [line.strip() for line in result.stdout.splitlines() if re.match(r"\s*(\S*/)?\./", line)]
     if not lines:
-        return None
+        return None, None
     command = shlex.split(lines[-1])
     if name in overrides:
-        command = command[:1] + list(overrides[name])
-    return command
+        return command[:1] + list(overrides[name]), " ".join(command[1:])
+    return command, None
 
 
 def shrunk(command, factor):
@@ -247,8 +248,10 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
         return dict(result, status="no_makefile", detail="no Makefile (CMake only)")
     if result["libraries"]:
         return dict(result, status="needs_library", detail="uses " + ", ".join(result["libraries"]))
-    command = run_command(folder, compiler, overrides, name)
+    command, makefiles = run_command(folder, compiler, overrides, name)
     result["args"] = " ".join(command[1:]) if command else ""
+    if makefiles is not None:
+        result["args"] += f" (hecbench_args.json; Makefile's {makefiles})"
     if command and missing_inputs(folder, command):
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
     if not prints_a_verdict(folder):
@@ -271,9 +274,9 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
         return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
     text, seconds = run_once(command, folder, timeout)
     if text is None and shrink and shrunk(command, shrink) != command:
-        command = shrunk(command, shrink)  # once more, smaller; the table shows these arguments
-        given = "hecbench_args.json's" if name in overrides else "Makefile's"
-        result["args"] = " ".join(command[1:]) + f" ({given} {result['args']} / {shrink})"
+        first, command = command, shrunk(command, shrink)  # once more, smaller; the table shows these arguments
+        given = "hecbench_args.json's" if makefiles is not None else "Makefile's"
+        result["args"] = " ".join(command[1:]) + f" ({given} {' '.join(first[1:])} / {shrink})"
         text, seconds = run_once(command, folder, timeout)
     result["run_s"] = seconds
     if text is None:
@@ -369,6 +372,8 @@ def main(argv=None):
                         help="seconds after which no further program starts (default: none)")
     parser.add_argument("--jobs", type=int, default=1, help="programs built and run at once (default 1)")
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
+    parser.add_argument("--args", default=ARGS_FILE, metavar="FILE",
+                        help="the programs' smaller run arguments (default: hecbench_args.json beside this script)")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--log", metavar="FILE", help="append each result as a JSON line as it comes")
     parser.add_argument("--markdown", metavar="FILE", help="write the summary and the table as Markdown")
@@ -383,7 +388,7 @@ def main(argv=None):
     folders = sorted(path for path in glob.glob(os.path.join(source, args.filter)) if os.path.isdir(path))
     if args.sample:
         folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
-    with open(ARGS_FILE, encoding="utf-8") as handle:
+    with open(args.args, encoding="utf-8") as handle:
         overrides = json.load(handle)["args"]
     deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
     compiler = os.path.abspath(args.compiler)
