@@ -3,6 +3,7 @@
 // as older CUDA code (a block reduction's last steps, a warp scan) does and GPUs run it. The
 // emulator keeps a warp's lanes in step where a lane turns from shared loads to stores or back
 // (cuda_emu/memory_access.h); without that, lanes run one after another and read stale values.
+// The second half of the pattern, a store after loads, needs volatile, as nvcc does.
 #include "emu_test_util.h"
 
 constexpr int kColumns = 17;  // more columns than a quarter warp, fewer than a warp
@@ -86,7 +87,7 @@ TEST(WarpSynchronous, ReductionTailWithoutBarriers)
 // warp meets the first at a barrier while the first still scans.
 __global__ void warp_inclusive_scan(const int *in, int *out)
 {
-    __shared__ int values[64];
+    __shared__ volatile int values[64];
     unsigned int tid = threadIdx.x, lane = tid % 32;
     values[tid] = in[tid];
     if (tid < 32) {
@@ -111,4 +112,36 @@ TEST(WarpSynchronous, InPlaceWarpScanReadsBeforeItsNeighbourAdds)
         EXPECT_EQ(running, scanned[i]) << "lane " << i;
     }
     for (int i = 32; i < 64; ++i) EXPECT_EQ(in[i], scanned[i]) << "thread " << i << " (the warp that did not scan)";
+}
+
+// The tail as NVIDIA's reduction samples write it: a volatile pointer to the shared array, the
+// running sum kept in a register and stored at each step.
+__global__ void reduce_tail_through_volatile_pointer(const int *in, int *out)
+{
+    __shared__ int partial[64];
+    unsigned int tid = threadIdx.x;
+    int sum = in[tid] + in[tid + 64];
+    partial[tid] = sum;
+    __syncthreads();
+    if (tid < 32) {
+        volatile int *lanes = partial;
+        lanes[tid] = sum = sum + lanes[tid + 32];
+        lanes[tid] = sum = sum + lanes[tid + 16];
+        lanes[tid] = sum = sum + lanes[tid + 8];
+        lanes[tid] = sum = sum + lanes[tid + 4];
+        lanes[tid] = sum = sum + lanes[tid + 2];
+        lanes[tid] = sum = sum + lanes[tid + 1];
+    }
+    if (tid == 0) *out = partial[0];
+}
+
+TEST(WarpSynchronous, ReductionTailThroughAVolatilePointer)
+{
+    std::vector<int> in(128);
+    int expected = 0;
+    for (int i = 0; i < 128; ++i) expected += in[i] = (i * 5) % 11 - 3;
+    DeviceArray<int> d_in(in), out(1);
+    reduce_tail_through_volatile_pointer<<<1, 64>>>(d_in.get(), out.get());
+    ASSERT_CUDA_OK(cudaGetLastError());
+    EXPECT_EQ(expected, out.host()[0]);
 }

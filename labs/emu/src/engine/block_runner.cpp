@@ -25,6 +25,8 @@ __thread dim3 gridDim;
 namespace cudaemu {
 __thread BlockRunner *tls_kernel_runner = nullptr;
 __thread unsigned char lane_shared_traffic = 0;
+__thread const char *shared_arena_low = nullptr;
+__thread const char *shared_arena_high = nullptr;
 __thread const char *fiber_stack_low = nullptr;
 __thread const char *fiber_stack_high = nullptr;
 
@@ -137,6 +139,8 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     blockDim = grid.block;
     gridDim = grid.grid;
     arena_.begin_block(grid.dynamic_shared_bytes, grid.kernel_name, random_schedule_);
+    shared_arena_low = arena_.dynamic_base();
+    shared_arena_high = shared_arena_low + arena_.capacity();
     block_index_ = block_index;
     block_linear_ = block_linear;
     grid_phase_ = 0;
@@ -154,6 +158,7 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     Fiber::switch_to(&native_, first, false);
     // Every thread of the block has returned.
     set_fiber_stack(nullptr);
+    shared_arena_low = shared_arena_high = nullptr;
     if (profiling_) recorder_.end_block();
     tls_kernel_runner = nullptr;
     running_ = nullptr;
