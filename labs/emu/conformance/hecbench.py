@@ -323,8 +323,8 @@ def summary(results, date, snapshot):
     no_inputs = _count(runtime_api, NO_INPUTS)
     checked = len(runtime_api) - no_check_static - no_check_run - no_inputs
     lines = [f"HeCBench at {snapshot}, run {date}, {len(everything)} programs: "
-             f"{len(everything) - len(runtime_api)} use a CUDA library (cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, "
-             f"NVRTC, NCCL, the driver API; not built), {len(runtime_api)} only the runtime API. Of those, "
+             f"{len(everything) - len(runtime_api)} use a library the emulator does not offer ({', '.join(LIBRARIES)}; "
+             f"not built), {len(runtime_api)} only the runtime API. Of those, "
              f"{no_check_static + no_check_run} check nothing ({no_check_static} with no verdict in their sources, "
              f"{no_check_run} that ran to completion and printed none) and {no_inputs} need inputs kept outside git "
              f"(DVC); neither is in the denominator. **{_rate(passed, checked)} of the runtime-API programs that "
