@@ -58,6 +58,11 @@ def test_programs_are_built_run_and_classified(tmp_path):
         """, "3200")
     program(src, "blas-cuda", '#include <cublas_v2.h>\nint main() {}\n')
     program(src, "data-cuda", "int main() {}\n", "../data/graph.txt")
+    # An input named by its suffix alone (cc's delaunay_n24.egr), or one the program says it
+    # could not find (gd's gisette_scale); 0.5 is a number, not a file.
+    program(src, "graph-cuda", "int main() {}\n", "delaunay_n24.egr 0.5")
+    program(src, "told-cuda", '#include <cstdio>\nint main() { puts("Could not find the SMV file"); puts("FAIL"); return 1; }\n',
+            "gisette_scale 0.5")
     program(src, "broken-cuda", '#include <cstdio>\nint main() { printf("PASS"); return missing_function(); }\n')
     # No verdict anywhere in its sources: not built; a verdict it never printed: unverified.
     program(src, "silent-cuda", '#include <cstdio>\nint main() { printf("checksum %d\\n", 42); }\n')
@@ -88,7 +93,7 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
         "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data",
         "silent-cuda": "checks_nothing", "quiet-cuda": "unverified", "shared-dvc-cuda": "needs_data",
-        "mpi-cuda": "needs_library"}
+        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data"}
     assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
     assert results["good-cuda"]["args"] == "32 (hecbench_args.json; Makefile's 64)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
@@ -98,9 +103,9 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "its build needs files kept in DVC (../shared-dvc-omp/refdata.tar.gz.dvc)")
     assert results["mpi-cuda"]["detail"] == "uses MPI"
     assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
-    # 10 runtime-API programs: 2 check nothing, 3 lack inputs, 3 of the other 5 pass.
-    assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 3 need "
+    # 12 runtime-API programs: 2 check nothing, 5 lack inputs, 3 of the other 5 pass.
+    assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 5 need "
             "inputs kept outside git") in result.stdout
     assert ("**3 of 5 (60.0%) of the runtime-API programs that check their own result and have their inputs pass**; "
-            "3 of 8 (37.5%) with those that need inputs counted as failures; 3 of 12 (25.0%) of all programs"
+            "3 of 10 (30.0%) with those that need inputs counted as failures; 3 of 14 (21.4%) of all programs"
             ) in result.stdout

@@ -212,13 +212,14 @@ def _candidate_inputs(argument):
 
 
 def missing_inputs(folder, command):
-    """Arguments that look like input files (a path, or a data file's suffix; not a name
-    with "out" or "result", which the program writes) and are absent."""
+    """Arguments that look like input files (a path, or a name with a file suffix such as
+    .txt or cc's .egr, not a number such as 0.5; not a name with "out" or "result", which the
+    program writes) and are absent."""
     missing = []
     for argument in (word for a in command[1:] for word in _candidate_inputs(a)):
         if re.search(r"out|result", os.path.basename(argument), re.I):
             continue
-        if "/" in argument or re.search(r"\.(txt|bin|dat|csv|mtx|graph|gr|bmp|ppm|pgm|raw|in|ply|obj)$", argument):
+        if "/" in argument or re.search(r"\w\.[A-Za-z]\w{0,5}$", argument):
             if not os.path.exists(os.path.join(folder, argument)):
                 missing.append(argument)
     return missing
@@ -288,7 +289,8 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
         return dict(result, status="crashed",
                     detail=(detail or f"killed by signal {signal.Signals(-returncode).name}")[:200])
     if said_failed or returncode != 0:
-        if re.search(r"No such file|[Cc]annot open|[Uu]nable to open|[Ee]rror opening|[Ff]ailed to open", text):
+        if re.search(r"No such file|[Cc]annot open|[Uu]nable to open|[Ee]rror opening|[Ff]ailed to open|"
+                     r"[Cc]ould not (?:find|open|read)", text):
             return dict(result, status="needs_data", detail=first_error(text))
         detail = said_failed or first_error(text) or f"exit status {returncode}"
         return dict(result, status="failed", detail=detail[:200])
