@@ -1,7 +1,8 @@
-"""Where nvcc-emu's #include looks, as nvcc's does: a header's own quoted include is searched
-beside that header, then in the -I folders, never in the folder of the .cu file that
-included it (HeCBench's interval ships part of Boost in its folder; Boost's config includes
-its platform header by a quoted name, which must come from the -I or system Boost)."""
+"""What a .cu file sees through nvcc-emu's includes, as through nvcc's: a header's own quoted
+include is searched beside that header, then in the -I folders, never in the folder of the
+.cu file that included it (HeCBench's interval ships part of Boost in its folder; Boost's
+config includes its platform header by a quoted name, which must come from the -I or system
+Boost); and the C headers the runtime's headers include (<limits.h>: warpsort's INT_MIN)."""
 
 import os
 import subprocess
@@ -48,3 +49,21 @@ def test_a_headers_quoted_include_is_not_searched_in_the_programs_folder(tmp_pat
     assert built.returncode == 0, built.stderr
     ran = subprocess.run([str(program / "main")], capture_output=True, text=True)
     assert (ran.returncode, ran.stdout.strip()) == (0, "6")
+
+
+def test_the_runtime_headers_bring_limits_h_as_nvccs_do(tmp_path):
+    (tmp_path / "main.cu").write_text(textwrap.dedent("""\
+        __device__ int lowest() { return INT_MIN; }
+        __global__ void bounds(int *out) { out[0] = lowest(); out[1] = INT_MAX; out[2] = (int)sizeof(size_t); }
+        int main()
+        {
+            int *out;
+            cudaMallocManaged(&out, 3 * sizeof(int));
+            bounds<<<1, 1>>>(out);
+            cudaDeviceSynchronize();
+            return out[0] < 0 && out[1] > 0 && out[2] == 8 ? 0 : 1;
+        }
+        """))
+    built = subprocess.run([NVCC_EMU, "main.cu", "-o", "main"], cwd=tmp_path, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    assert subprocess.run([str(tmp_path / "main")]).returncode == 0
