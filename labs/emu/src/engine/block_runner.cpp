@@ -432,14 +432,6 @@ unsigned int BlockRunner::live_lanes() const
     return running_ ? warps_[running_->linear / kWarpLanes].live : 1u;
 }
 
-// ---- cg::coalesced_threads(). A GPU's coalesced group is the lanes of the warp that are
-// active together at the call. Threads here run one at a time, so the emulator forms the
-// group when it can no longer grow: once every live lane of the warp is waiting (at this call,
-// a barrier, a warp function) or has returned, the lanes waiting at this call site are the
-// group (those at another coalesced_threads() call form their own). Lanes that took the other
-// side of a branch are therefore not in it, as on a GPU; a lane that reaches the call in a
-// later iteration of a loop while the others still wait joins them, which a GPU would not do
-// (the group is then larger, never inconsistent: every member sees the same mask).
 // Whether every live lane of `warp` waits (a lane not yet started does not).
 bool BlockRunner::warp_waits(unsigned int warp) const
 {
@@ -449,6 +441,14 @@ bool BlockRunner::warp_waits(unsigned int warp) const
     return true;
 }
 
+// ---- cg::coalesced_threads(). A GPU's coalesced group is the lanes of the warp that are
+// active together at the call. Threads here run one at a time, so the emulator forms the
+// group when it can no longer grow: once every live lane of the warp is waiting (at this call,
+// a barrier, a warp function) or has returned, the lanes waiting at this call site are the
+// group (those at another coalesced_threads() call form their own). Lanes that took the other
+// side of a branch are therefore not in it, as on a GPU; a lane that reaches the call in a
+// later iteration of a loop while the others still wait joins them, which a GPU would not do
+// (the group is then larger, never inconsistent: every member sees the same mask).
 void BlockRunner::try_converge(unsigned int warp)
 {
     Warp &w = warps_[warp];
