@@ -1,7 +1,8 @@
 """labs/emu/conformance/hecbench.py on a made-up HeCBench checkout: each program built with its
 own Makefile and nvcc-emu, run with its Makefile's run arguments, judged by its own verdict,
 and the rest classified (a CUDA library, a missing input, a build error, a timeout that runs
-again with smaller arguments)."""
+again with smaller arguments, a program that checks nothing); the pass rate's denominator
+leaves out, and counts, the programs that check nothing and those whose inputs are missing."""
 
 import json
 import os
@@ -57,25 +58,54 @@ def test_programs_are_built_run_and_classified(tmp_path):
         """, "3200")
     program(src, "blas-cuda", '#include <cublas_v2.h>\nint main() {}\n')
     program(src, "data-cuda", "int main() {}\n", "../data/graph.txt")
-    program(src, "broken-cuda", "int main() { return missing_function(); }\n")
+    # An input named by its suffix alone (cc's delaunay_n24.egr), or one the program says it
+    # could not find (gd's gisette_scale); 0.5 is a number, not a file.
+    program(src, "graph-cuda", "int main() {}\n", "delaunay_n24.egr 0.5")
+    program(src, "told-cuda", '#include <cstdio>\nint main() { puts("Could not find the SMV file"); puts("FAIL"); return 1; }\n',
+            "gisette_scale 0.5")
+    program(src, "broken-cuda", '#include <cstdio>\nint main() { printf("PASS"); return missing_function(); }\n')
+    # No verdict anywhere in its sources: not built; a verdict it never printed: unverified.
+    program(src, "silent-cuda", '#include <cstdio>\nint main() { printf("checksum %d\\n", 42); }\n')
+    program(src, "quiet-cuda", '#include <cstdio>\nint main(int argc, char **) { if (argc > 5) printf("FAIL\\n"); }\n')
     # An argument that is a script naming a file the folder has (logic-rewrite's) is no input
     # missing; a build stopped by a file packed in DVC (sad's header) is one.
     program(src, "script-cuda", '#include <cstdio>\nint main() { printf("PASS\\n"); }\n',
             "-c 'read ./inputs/x.aig; balance; write x_balanced.aig'")
     (src / "script-cuda" / "inputs").mkdir()
     (src / "script-cuda" / "inputs" / "x.aig").write_text("aig")
-    program(src, "dvc-cuda", '#include "packed.hpp"\nint main() {}\n')
+    program(src, "dvc-cuda", '#include "packed.hpp"\nint main() { puts("PASS"); }\n')
     (src / "dvc-cuda" / "data.tar.gz.dvc").write_text("outs: []\n")
+    # The header packed in DVC beside another version of the program, which the Makefile names.
+    program(src, "shared-dvc-cuda", '#include "refdata.h"\nint main() { puts("PASS"); }\n')
+    with open(src / "shared-dvc-cuda" / "Makefile", "a") as makefile:
+        makefile.write("CFLAGS += -I../shared-dvc-omp\n")
+    (src / "shared-dvc-omp").mkdir()
+    (src / "shared-dvc-omp" / "refdata.tar.gz.dvc").write_text("outs: []\n")
+    program(src, "mpi-cuda", '#include <mpi.h>\nint main() { puts("PASS"); }\n')
+    smaller = tmp_path / "hecbench_args.json"
+    smaller.write_text(json.dumps({"about": "a test's", "args": {"good-cuda": ["32"]}}))
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
+                             "--args", str(smaller),
                              "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     results = json.loads((tmp_path / "results.json").read_text())
     assert {name: r["status"] for name, r in results.items()} == {
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
-        "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data"}
+        "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data",
+        "silent-cuda": "checks_nothing", "quiet-cuda": "unverified", "shared-dvc-cuda": "needs_data",
+        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data"}
     assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
+    assert results["good-cuda"]["args"] == "32 (hecbench_args.json; Makefile's 64)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
     assert results["blas-cuda"]["detail"] == "uses cuBLAS"
     assert results["dvc-cuda"]["detail"].startswith("its build needs files kept in DVC (data.tar.gz.dvc)")
+    assert results["shared-dvc-cuda"]["detail"].startswith(
+        "its build needs files kept in DVC (../shared-dvc-omp/refdata.tar.gz.dvc)")
+    assert results["mpi-cuda"]["detail"] == "uses MPI"
     assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
-    assert "3 of 8 (37.5%) pass overall; 3 of 7 (42.9%) of the runtime-API programs" in result.stdout
+    # 12 runtime-API programs: 2 check nothing, 5 lack inputs, 3 of the other 5 pass.
+    assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 5 need "
+            "inputs kept outside git") in result.stdout
+    assert ("**3 of 5 (60.0%) of the runtime-API programs that check their own result and have their inputs pass**; "
+            "3 of 10 (30.0%) with those that need inputs counted as failures; 3 of 14 (21.4%) of all programs"
+            ) in result.stdout

@@ -13,22 +13,27 @@ that times out runs once more with its integer arguments of 32 or more divided b
 table shows the arguments of the run counted). Statuses:
 
     passed          exit status 0, printed PASS (or "Test passed", SUCCESS), no FAIL
+    checks_nothing  no verdict (PASS, FAIL, ...) in any string of its sources, so it cannot say
+                    whether its result is right (a checksum, timings only; not built)
     unverified      exit status 0, printed no verdict at all (the program checks nothing)
     failed          printed FAIL, or a nonzero exit status (a wrong result, as the program says)
     crashed         killed by a signal (a segfault, an abort)
     timeout         ran past --timeout
     build_failed    did not compile or link; `kind` groups why (a missing header, an
                     undeclared function or intrinsic, inline PTX, the rewriter, ...)
-    needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL or the driver API,
-                    which the emulator does not offer (not built)
+    needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL, the driver API
+                    or MPI, which the emulator does not offer (not built)
     needs_data      its run reads a file the checkout does not hold (HeCBench keeps large
                     inputs in DVC, outside git; not run), or its build stops at a missing file
-                    and the folder has a .dvc archive
+                    and its folder, or a folder its Makefile names (-I../testSNAP-omp), has a
+                    .dvc archive
     no_makefile     the program has no Makefile (not built)
     not_run         --deadline passed before it started
 
-"Runtime-API programs" are those that need none of the libraries; the summary gives the pass
-rate over all programs and over those, and counts the failures by kind.
+"Runtime-API programs" are those that need none of the libraries. The summary's pass rate is
+over the runtime-API programs that check their own result (not checks_nothing, not
+unverified) and whose inputs are in git (not needs_data); it says how many each exclusion
+took, and gives the rate with the needs_data ones counted as failures, and over all programs.
 """
 
 import argparse
@@ -46,7 +51,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from verdict import claims_success, failure_line  # noqa: E402
+from verdict import FAILURE, SUCCESS, claims_success, failure_line  # noqa: E402
 
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
 ARGS_FILE = os.path.join(HERE, "hecbench_args.json")
@@ -63,6 +68,8 @@ LIBRARIES = {
     "driver API": r"-lcuda\b|#\s*include\s*[<\"]cuda\.h[>\"]",
     "NPP/nvJPEG": r"-lnpp|-lnvjpeg|#\s*include\s*[<\"](npp|nvjpeg)",
     "NCCL": r"-lnccl|#\s*include\s*[<\"]nccl",
+    # Not CUDA, but a library the emulator does not offer either: several processes.
+    "MPI": r"-lmpi|#\s*include\s*[<\"]mpi\.h",
 }
 SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", ".cc", ".inc")
 
@@ -88,6 +95,53 @@ def needed_libraries(folder):
     if "driver API" in found and not re.search(r"-lcuda\b", text):
         found.remove("driver API")
     return found
+
+
+STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def _sources_with_includes(folder):
+    """The program's files, and the files its quoted includes reach outside its folder
+    (HeCBench's ../include/*.h, ../openmp-omp/reference.h), one level deep."""
+    files = program_files(folder)
+    for path in list(files):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        for name in QUOTED_INCLUDE.findall(text):
+            included = os.path.normpath(os.path.join(os.path.dirname(path), name))
+            if not included.startswith(folder + os.sep) and os.path.isfile(included):
+                files.append(included)
+    return files
+
+
+def prints_a_verdict(folder):
+    """Whether some string in the program's sources is a verdict verdict.py reads (PASS,
+    FAIL, "Test passed", ...): a program without one checks nothing it can tell."""
+    for path in _sources_with_includes(folder):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        if any(SUCCESS.search(literal) or FAILURE.search(literal) for literal in STRING_LITERAL.findall(text)):
+            return True
+    return False
+
+
+def dvc_archives(folder):
+    """The .dvc files (data kept outside git) of the program's folder and of the folders its
+    Makefile names by a relative path (testSNAP-cuda's headers are packed in ../testSNAP-omp)."""
+    folders = [folder]
+    try:
+        with open(os.path.join(folder, "Makefile"), encoding="utf-8", errors="replace") as handle:
+            folders += [os.path.join(folder, name) for name in re.findall(r"(\.\./[\w.+-]+)", handle.read())]
+    except OSError:
+        pass
+    return [path for f in folders if os.path.isdir(f) for path in sorted(glob.glob(os.path.join(f, "*.dvc")))]
 
 
 def build_error_kind(log):
@@ -129,17 +183,18 @@ def make_variables(compiler):
 
 
 def run_command(folder, compiler, overrides, name):
-    """The program's run command: the Makefile's `run` recipe (make -n), with the arguments
-    hecbench_args.json gives instead where it names the program."""
+    """(The program's run command, the Makefile's arguments where hecbench_args.json gives
+    others, else None): the Makefile's `run` recipe (make -n), with hecbench_args.json's
+    arguments instead where it names the program."""
     result = subprocess.run(["make", "-n", "-s", "run"] + make_variables(compiler), cwd=folder,
                             capture_output=True, text=True, errors="replace")
     lines = [line.strip() for line in result.stdout.splitlines() if re.match(r"\s*(\S*/)?\./", line)]
     if not lines:
-        return None
+        return None, None
     command = shlex.split(lines[-1])
     if name in overrides:
-        command = command[:1] + list(overrides[name])
-    return command
+        return command[:1] + list(overrides[name]), " ".join(command[1:])
+    return command, None
 
 
 def shrunk(command, factor):
@@ -157,13 +212,14 @@ def _candidate_inputs(argument):
 
 
 def missing_inputs(folder, command):
-    """Arguments that look like input files (a path, or a data file's suffix; not a name
-    with "out" or "result", which the program writes) and are absent."""
+    """Arguments that look like input files (a path, or a name with a file suffix such as
+    .txt or cc's .egr, not a number such as 0.5; not a name with "out" or "result", which the
+    program writes) and are absent."""
     missing = []
     for argument in (word for a in command[1:] for word in _candidate_inputs(a)):
         if re.search(r"out|result", os.path.basename(argument), re.I):
             continue
-        if "/" in argument or re.search(r"\.(txt|bin|dat|csv|mtx|graph|gr|bmp|ppm|pgm|raw|in|ply|obj)$", argument):
+        if "/" in argument or re.search(r"\w\.[A-Za-z]\w{0,5}$", argument):
             if not os.path.exists(os.path.join(folder, argument)):
                 missing.append(argument)
     return missing
@@ -193,10 +249,14 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
         return dict(result, status="no_makefile", detail="no Makefile (CMake only)")
     if result["libraries"]:
         return dict(result, status="needs_library", detail="uses " + ", ".join(result["libraries"]))
-    command = run_command(folder, compiler, overrides, name)
+    command, makefiles = run_command(folder, compiler, overrides, name)
     result["args"] = " ".join(command[1:]) if command else ""
+    if makefiles is not None:
+        result["args"] += f" (hecbench_args.json; Makefile's {makefiles})"
     if command and missing_inputs(folder, command):
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
+    if not prints_a_verdict(folder):
+        return dict(result, status="checks_nothing", detail="no PASS, FAIL or other verdict in its sources")
     start = time.monotonic()
     subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
     built = subprocess.run(["make"] + make_variables(compiler), cwd=folder, capture_output=True, text=True,
@@ -204,19 +264,20 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
     result["build_s"] = round(time.monotonic() - start, 1)
     log = (built.stdout + built.stderr).replace(folder + os.sep, "")
     if built.returncode != 0:
-        kept_in_dvc = glob.glob(os.path.join(folder, "*.dvc"))
+        kept_in_dvc = dvc_archives(folder)
         if kept_in_dvc and re.search(r"No rule to make target|fatal error: .*: No such file", log):
             # Sources of the build (sad's bitmap_image.hpp) packed with its data, outside git.
+            archive = os.path.relpath(kept_in_dvc[0], folder)
             return dict(result, status="needs_data", detail=f"its build needs files kept in DVC "
-                        f"({os.path.basename(kept_in_dvc[0])}): {first_error(log)}"[:200])
+                        f"({archive}): {first_error(log)}"[:200])
         return dict(result, status="build_failed", kind=build_error_kind(log), detail=first_error(log))
     if not command:
         return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
     text, seconds = run_once(command, folder, timeout)
     if text is None and shrink and shrunk(command, shrink) != command:
-        command = shrunk(command, shrink)  # once more, smaller; the table shows these arguments
-        given = "hecbench_args.json's" if name in overrides else "Makefile's"
-        result["args"] = " ".join(command[1:]) + f" ({given} {result['args']} / {shrink})"
+        first, command = command, shrunk(command, shrink)  # once more, smaller; the table shows these arguments
+        given = "hecbench_args.json's" if makefiles is not None else "Makefile's"
+        result["args"] = " ".join(command[1:]) + f" ({given} {' '.join(first[1:])} / {shrink})"
         text, seconds = run_once(command, folder, timeout)
     result["run_s"] = seconds
     if text is None:
@@ -228,7 +289,8 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
         return dict(result, status="crashed",
                     detail=(detail or f"killed by signal {signal.Signals(-returncode).name}")[:200])
     if said_failed or returncode != 0:
-        if re.search(r"No such file|[Cc]annot open|[Uu]nable to open|[Ee]rror opening|[Ff]ailed to open", text):
+        if re.search(r"No such file|[Cc]annot open|[Uu]nable to open|[Ee]rror opening|[Ff]ailed to open|"
+                     r"[Cc]ould not (?:find|open|read)", text):
             return dict(result, status="needs_data", detail=first_error(text))
         detail = said_failed or first_error(text) or f"exit status {returncode}"
         return dict(result, status="failed", detail=detail[:200])
@@ -238,26 +300,44 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
 
 
 GOOD = ("passed",)
+# Not in the denominator of the pass rate: programs that cannot say whether they are right,
+# and programs whose inputs are not in git (HeCBench keeps them in DVC).
+CHECK_NOTHING = ("checks_nothing", "unverified")
+NO_INPUTS = ("needs_data",)
+
+
+def _count(rows, statuses):
+    return sum(r["status"] in statuses for r in rows)
+
+
+def _rate(passed, total):
+    return f"{passed} of {total} ({100.0 * passed / max(1, total):.1f}%)"
 
 
 def summary(results, date, snapshot):
-    """The pass rates and the failures counted by status and kind, in Markdown."""
+    """The pass rates, what each leaves out (counted), and the failures by status and kind,
+    in Markdown."""
     everything = list(results.values())
     runtime_api = [r for r in everything if not r["libraries"]]
-
-    def rate(rows):
-        passed = sum(r["status"] in GOOD for r in rows)
-        return f"{passed} of {len(rows)} ({100.0 * passed / max(1, len(rows)):.1f}%)"
-
-    completed = [r for r in runtime_api if r["status"] in GOOD + ("unverified",)]
-    lines = [f"HeCBench at {snapshot}, run {date}: **{rate(everything)} pass overall; "
-             f"{rate(runtime_api)} of the runtime-API programs** (no cuBLAS, cuFFT, cuRAND, cuSPARSE, "
-             f"cuSOLVER, NVRTC, NCCL, driver API); with the programs that check nothing and ran to completion, "
-             f"{len(completed)} of {len(runtime_api)} runtime-API programs.", "", "| status | programs |", "|---|---|"]
+    passed = _count(runtime_api, GOOD)
+    no_check_static = _count(runtime_api, ("checks_nothing",))
+    no_check_run = _count(runtime_api, ("unverified",))
+    no_inputs = _count(runtime_api, NO_INPUTS)
+    checked = len(runtime_api) - no_check_static - no_check_run - no_inputs
+    lines = [f"HeCBench at {snapshot}, run {date}, {len(everything)} programs: "
+             f"{len(everything) - len(runtime_api)} use a library the emulator does not offer ({', '.join(LIBRARIES)}; "
+             f"not built), {len(runtime_api)} only the runtime API. Of those, "
+             f"{no_check_static + no_check_run} check nothing ({no_check_static} with no verdict in their sources, "
+             f"{no_check_run} that ran to completion and printed none) and {no_inputs} need inputs kept outside git "
+             f"(DVC); neither is in the denominator. **{_rate(passed, checked)} of the runtime-API programs that "
+             f"check their own result and have their inputs pass**; "
+             f"{_rate(passed, checked + no_inputs)} with those that need inputs counted as failures; "
+             f"{_rate(_count(everything, GOOD), len(everything))} of all programs.",
+             "", "| status | programs |", "|---|---|"]
     counts = {}
     for r in everything:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
-    lines += [f"| {status} | {n} |" for status, n in sorted(counts.items(), key=lambda item: -item[1])]
+    lines += [f"| {status} | {n} |" for status, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
     kinds = {}
     for r in everything:
         if r["status"] == "build_failed":
@@ -294,6 +374,8 @@ def main(argv=None):
                         help="seconds after which no further program starts (default: none)")
     parser.add_argument("--jobs", type=int, default=1, help="programs built and run at once (default 1)")
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
+    parser.add_argument("--args", default=ARGS_FILE, metavar="FILE",
+                        help="the programs' smaller run arguments (default: hecbench_args.json beside this script)")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--log", metavar="FILE", help="append each result as a JSON line as it comes")
     parser.add_argument("--markdown", metavar="FILE", help="write the summary and the table as Markdown")
@@ -308,7 +390,7 @@ def main(argv=None):
     folders = sorted(path for path in glob.glob(os.path.join(source, args.filter)) if os.path.isdir(path))
     if args.sample:
         folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
-    with open(ARGS_FILE, encoding="utf-8") as handle:
+    with open(args.args, encoding="utf-8") as handle:
         overrides = json.load(handle)["args"]
     deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
     compiler = os.path.abspath(args.compiler)

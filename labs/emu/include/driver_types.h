@@ -5,6 +5,10 @@
 #define __DRIVER_TYPES_H__
 
 #include <cstddef>
+// nvcc's driver_types.h includes <limits.h> (and <stddef.h>), so a .cu file that uses INT_MIN
+// with no include of its own builds with nvcc (HeCBench's warpsort).
+#include <limits.h>
+#include <stddef.h>
 
 // Error codes: the same names and numbers as CUDA 13, so printed codes match a real GPU's.
 enum cudaError {

@@ -91,11 +91,65 @@ inline const void *address_of(T &ref)
     return const_cast<const void *>(static_cast<const volatile void *>(std::addressof(ref)));
 }
 
+// Warp-synchronous code: a warp's lanes exchange values through shared memory with no
+// __syncwarp() between the store and the load (a block reduction's last steps, a warp's scan),
+// relying on the lanes of a warp running in step, as they do on a GPU once the warp reconverges.
+// Here a warp's lanes run one after another, so a lane would read what the lanes after it have
+// not yet stored. What the running lane did to shared memory since it last waited decides: a
+// lane that loads after it stored first lets the other lanes of its warp catch up
+// (keep_warp_in_step), so every lane's stores of a step come before any lane's loads that
+// follow them. Through a volatile lvalue (as such code must be written for nvcc not to keep
+// the value in a register), the reverse too: a store after loads waits, so that a warp scan in
+// place (`s[i] += s[i - d]`) reads before its neighbour adds; volatile only, because a
+// reduction's `s[i] += s[i + d]` between barriers would otherwise wait at every step. A kernel
+// that separates its stores and loads with __syncthreads() never waits here; nor does any
+// under EMU_SCHEDULE=random or EMU_RACECHECK=1, which look for code that relies on such an
+// order (CUDA promises none without __syncwarp()).
+enum : unsigned char { kLaneLoadedShared = 1, kLaneStoredShared = 2 };
+extern __thread unsigned char lane_shared_traffic;
+// Parks the running lane until every other live lane of its warp waits (here, at a barrier, in
+// a warp function) or has returned; forgets the lane's traffic.
+void keep_warp_in_step();
+// The running block's shared memory, for accesses through a volatile pointer (set per block).
+extern __thread const char *shared_arena_low;
+extern __thread const char *shared_arena_high;
+
+template <class T>
+inline bool in_shared_arena(T &ref)
+{
+    const char *a = static_cast<const char *>(address_of(ref));
+    return a >= shared_arena_low && a < shared_arena_high;
+}
+
+template <class T>
+inline void before_shared_load()
+{
+    if (__builtin_expect(lane_shared_traffic & kLaneStoredShared, 0)) keep_warp_in_step();
+    lane_shared_traffic |= kLaneLoadedShared;
+}
+template <class T>
+inline void before_shared_store()
+{
+    if (std::is_volatile<T>::value && __builtin_expect(lane_shared_traffic & kLaneLoadedShared, 0))
+        keep_warp_in_step();
+    lane_shared_traffic |= kLaneStoredShared;
+}
+template <class T>
+inline void before_shared_update()
+{
+    before_shared_load<T>();
+    before_shared_store<T>();
+}
+
 // `site` is a lambda returning the site's static description, so that building it costs
 // nothing unless a checker is on.
 template <class T, class Site>
 inline T &shared_access(T &ref, Access kind, Site site)
 {
+    if (kind == Access::Read)
+        before_shared_load<T>();
+    else  // an update (`tile[i] += v`) loads and stores
+        before_shared_update<T>();
     if (__builtin_expect(access_hooks_on, 0)) observe_shared_access(address_of(ref), sizeof(T), kind, site());
     return ref;
 }
@@ -120,6 +174,7 @@ private:
     template <class Assign>
     T &store(Assign assign)
     {
+        before_shared_store<T>();
         using Value = std::remove_cv_t<T>;
         if constexpr (std::is_trivially_copyable<Value>::value) {
             if (__builtin_expect(access_hooks_on, 0)) {
@@ -147,6 +202,11 @@ template <class T, class Site>
 inline T &&global_written(T &&result, Site site)
 {
     using Value = std::remove_cv_t<std::remove_reference_t<T>>;
+    // A store into shared memory through a volatile pointer, seen once made (too late to wait
+    // before it): the lane's next load waits for its warp.
+    if constexpr (std::is_lvalue_reference<T>::value && std::is_volatile<std::remove_reference_t<T>>::value) {
+        if (in_shared_arena(result)) lane_shared_traffic |= kLaneStoredShared;
+    }
     if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
                   sizeof(Value) <= sizeof(unsigned long long)) {
         if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result))) {
@@ -177,6 +237,10 @@ constexpr bool accessed_by_use()
 template <class T, class Site>
 constexpr T &&global_read(T &&ref, Site site)
 {
+    if constexpr (accessed_by_use<T>() && std::is_volatile<std::remove_reference_t<T>>::value) {
+        if (!__builtin_is_constant_evaluated() && in_shared_arena(ref))
+            before_shared_load<std::remove_reference_t<T>>();  // warp-synchronous code's volatile pointer
+    }
     if constexpr (accessed_by_use<T>()) {
         if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0) &&
             !on_fiber_stack(address_of(ref)))
@@ -189,6 +253,9 @@ constexpr T &&global_read(T &&ref, Site site)
 template <class T, class Site>
 inline T &&global_access(T &&ref, Access kind, Site site)
 {
+    if constexpr (accessed_by_use<T>() && std::is_volatile<std::remove_reference_t<T>>::value) {
+        if (in_shared_arena(ref)) before_shared_update<std::remove_reference_t<T>>();
+    }
     if constexpr (accessed_by_use<T>()) {
         if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), kind, site());
@@ -240,6 +307,9 @@ inline void global_updated(UpdateEnd, Site)
 template <class T, class Site>
 inline T &&global_updated(T &&result, Site site)
 {
+    if constexpr (std::is_lvalue_reference<T>::value && std::is_volatile<std::remove_reference_t<T>>::value) {
+        if (in_shared_arena(result)) lane_shared_traffic |= kLaneLoadedShared;
+    }
     if constexpr (std::is_lvalue_reference<T>::value) {
         if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result)))
             observe_global_access(address_of(result), sizeof(std::remove_reference_t<T>), Access::Read, site());

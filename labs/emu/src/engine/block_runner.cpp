@@ -24,6 +24,9 @@ __thread dim3 gridDim;
 
 namespace cudaemu {
 __thread BlockRunner *tls_kernel_runner = nullptr;
+__thread unsigned char lane_shared_traffic = 0;
+__thread const char *shared_arena_low = nullptr;
+__thread const char *shared_arena_high = nullptr;
 __thread const char *fiber_stack_low = nullptr;
 __thread const char *fiber_stack_high = nullptr;
 
@@ -105,6 +108,7 @@ void BlockRunner::prepare_threads(const dim3 &block)
         w.groups.clear();
         w.results.clear();
         w.converging.clear();
+        w.stepping = 0;
     }
     range_barriers_.clear();
     group_waiters_ = 0;
@@ -135,6 +139,8 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     blockDim = grid.block;
     gridDim = grid.grid;
     arena_.begin_block(grid.dynamic_shared_bytes, grid.kernel_name, random_schedule_);
+    shared_arena_low = arena_.dynamic_base();
+    shared_arena_high = shared_arena_low + arena_.capacity();
     block_index_ = block_index;
     block_linear_ = block_linear;
     grid_phase_ = 0;
@@ -152,6 +158,7 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     Fiber::switch_to(&native_, first, false);
     // Every thread of the block has returned.
     set_fiber_stack(nullptr);
+    shared_arena_low = shared_arena_high = nullptr;
     if (profiling_) recorder_.end_block();
     tls_kernel_runner = nullptr;
     running_ = nullptr;
@@ -181,6 +188,7 @@ CUDAEMU_HOT void BlockRunner::enter(Thread &thread)
     thread.wait = Wait::None;
     running_ = &thread;
     threadIdx = thread.index;
+    lane_shared_traffic = 0;  // it starts, or its warp has caught up with it: a new step
 }
 
 CUDAEMU_HOT BlockRunner::Thread &BlockRunner::start_next_thread(Fiber *fiber)
@@ -228,6 +236,7 @@ CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
     for (std::size_t group = w.groups.size(); group-- > 0;) complete_warp_group(warp, group);
     if (__builtin_expect(group_waiters_ != 0, 0)) {
         if (!w.converging.empty()) try_converge(warp);
+        if (w.stepping) try_step(warp);
         for (std::size_t barrier = range_barriers_.size(); barrier-- > 0;) try_release_range(barrier);
     }
     if (!block_waiters_.empty() && block_waiters_.size() == live_) release_block_barrier();
@@ -284,10 +293,12 @@ CUDAEMU_HOT void BlockRunner::transfer(Fiber *from, bool from_done, Next next)
 // Parks the running thread (already recorded as waiting somewhere) until it is resumed.
 CUDAEMU_HOT void BlockRunner::wait(Thread &thread)
 {
-    // A lane that parks may be the last its warp's coalesced_threads() calls wait for.
+    // A lane that parks may be the last its warp's coalesced_threads() calls (or lanes kept in
+    // step) wait for.
     if (__builtin_expect(group_waiters_ != 0, 0)) {
         unsigned int warp = thread.linear / kWarpLanes;
         if (!warps_[warp].converging.empty()) try_converge(warp);
+        if (warps_[warp].stepping) try_step(warp);
     }
     Next next = pick_next();
     if (next.kind == NextKind::Resume && next.thread == &thread) {
@@ -422,6 +433,15 @@ unsigned int BlockRunner::live_lanes() const
     return running_ ? warps_[running_->linear / kWarpLanes].live : 1u;
 }
 
+// Whether every live lane of `warp` waits (a lane not yet started does not).
+bool BlockRunner::warp_waits(unsigned int warp) const
+{
+    const Warp &w = warps_[warp];
+    for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
+        if ((w.live & (1u << lane)) && threads_[warp * kWarpLanes + lane].state != State::Waiting) return false;
+    return true;
+}
+
 // ---- cg::coalesced_threads(). A GPU's coalesced group is the lanes of the warp that are
 // active together at the call. Threads here run one at a time, so the emulator forms the
 // group when it can no longer grow: once every live lane of the warp is waiting (at this call,
@@ -433,8 +453,7 @@ unsigned int BlockRunner::live_lanes() const
 void BlockRunner::try_converge(unsigned int warp)
 {
     Warp &w = warps_[warp];
-    for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
-        if ((w.live & (1u << lane)) && threads_[warp * kWarpLanes + lane].state != State::Waiting) return;
+    if (!warp_waits(warp)) return;
     for (const Convergence &group : w.converging)
         for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
             if (group.arrived & (1u << lane)) {
@@ -461,6 +480,41 @@ unsigned int BlockRunner::converge(const char *file, int line)
     thread.wait = Wait::Converge;
     wait(thread);  // try_converge runs there
     return thread.converged;
+}
+
+// ---- Warp-synchronous shared memory (cuda_emu/memory_access.h says when a lane comes here).
+// The lanes kept in step go on, in lane order, once the warp can go no further without them:
+// every live lane waits (here, at a barrier, in a warp function) or has returned.
+void BlockRunner::try_step(unsigned int warp)
+{
+    Warp &w = warps_[warp];
+    if (!warp_waits(warp)) return;
+    for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
+        if (w.stepping & (1u << lane)) make_ready(warp * kWarpLanes + lane);
+    group_waiters_ -= (unsigned int)__builtin_popcount(w.stepping);
+    w.stepping = 0;
+}
+
+void BlockRunner::keep_warp_in_step()
+{
+    // EMU_SCHEDULE=random and EMU_RACECHECK=1 look for code that relies on an order CUDA does
+    // not promise (since Volta, lanes of a warp need __syncwarp() to see each other's stores):
+    // there, lanes run one after another, as without this.
+    if (random_schedule_ || racecheck_) return;
+    Thread &thread = *running_;
+    unsigned int warp = thread.linear / kWarpLanes, bit = 1u << (thread.linear % kWarpLanes);
+    Warp &w = warps_[warp];
+    thread.state = State::Waiting;  // counted as waiting, so that warp_waits sees the others only
+    // Alone in its warp at this point (the others wait elsewhere, or have returned): go on. With
+    // others kept in step here, the last to arrive goes in lane order with them, never first.
+    if (w.stepping == 0 && warp_waits(warp)) {
+        enter(thread);
+        return;
+    }
+    w.stepping |= bit;
+    ++group_waiters_;
+    thread.wait = Wait::Step;
+    wait(thread);  // try_step runs there
 }
 
 // ---- The barrier of a multi-warp tile: threads first .. first + count - 1 of the block.

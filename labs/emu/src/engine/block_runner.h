@@ -57,6 +57,9 @@ public:
     // cg::coalesced_threads(): the lanes of the caller's warp that reach this call (`file`,
     // `line`) before the warp can go no further (see converge()).
     unsigned int converge(const char *file, int line);
+    // Warp-synchronous shared memory (cuda_emu/memory_access.h): the running lane waits until
+    // every other live lane of its warp waits too or has returned.
+    void keep_warp_in_step();
     // The barrier of a tile of whole warps (cg::thread_block_tile<N> with N > 32).
     void sync_range(unsigned int first, unsigned int count);
     // clock() and clock64(): the running thread lets the block's other threads run first, as an
@@ -88,7 +91,7 @@ public:
 
 private:
     enum class State : unsigned char { Unstarted, Running, Waiting, Ready, Exited };
-    enum class Wait : unsigned char { None, Block, Warp, Grid, Converge, Range };
+    enum class Wait : unsigned char { None, Block, Warp, Grid, Converge, Range, Step };
     struct Thread {
         uint3 index;
         unsigned int linear;
@@ -131,6 +134,7 @@ private:
         std::vector<WarpGroup> groups;     // rendezvous still waiting for lanes
         std::vector<WarpResult> results;   // finished rendezvous not yet read by all lanes
         std::vector<Convergence> converging;  // coalesced_threads() calls not yet formed
+        unsigned int stepping;             // lanes waiting in keep_warp_in_step()
     };
     enum class NextKind { Resume, Start, Finish };
     struct Next {
@@ -152,6 +156,8 @@ private:
     bool complete_warp_group(unsigned int warp, std::size_t group);
     void complete_grid_arrival();
     void try_converge(unsigned int warp);
+    bool warp_waits(unsigned int warp) const;
+    void try_step(unsigned int warp);
     bool try_release_range(std::size_t barrier);
     unsigned int live_in_range(unsigned int first, unsigned int count) const;
     Fiber *acquire_fiber();
@@ -175,7 +181,7 @@ private:
     std::vector<unsigned int> grid_waiters_;
     std::vector<Warp> warps_;
     std::vector<RangeBarrier> range_barriers_;
-    // Threads waiting in coalesced_threads() or a multi-warp tile's sync: while none do, a
+    // Threads waiting in coalesced_threads(), keep_warp_in_step() or a multi-warp tile's sync: while none do, a
     // thread that parks or returns checks nothing more than this count.
     unsigned int group_waiters_ = 0;
     Random random_;

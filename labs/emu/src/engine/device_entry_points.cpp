@@ -89,6 +89,12 @@ bool in_cooperative_launch()
 bool access_hooks_on = false;
 bool atomic_hooks_on = false;
 
+void keep_warp_in_step()
+{
+    lane_shared_traffic = 0;
+    if (BlockRunner *runner = BlockRunner::running_kernel()) runner->keep_warp_in_step();
+}
+
 void observe_shared_access(const void *address, std::size_t size, Access kind, const AccessSite *site)
 {
     if (BlockRunner *runner = BlockRunner::running_kernel()) runner->observe_shared_access(address, size, kind, site);
