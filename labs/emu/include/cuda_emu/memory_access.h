@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -68,6 +69,43 @@ inline bool on_fiber_stack(const void *address)
     return a >= fiber_stack_low && a < fiber_stack_high;
 }
 
+// The profiler's fast path (src/engine/profiler.h). Under EMU_PROFILE (with no race detector),
+// each CUDA thread keeps, per access site, an open *run*: accesses `stride` bytes apart. An
+// access that continues its site's run only counts itself here, inline: no call, so the
+// kernel's own loop keeps its registers (a call in the loop of the matmul lab's naive kernel
+// cost more than the profile's bookkeeping). Anything else goes to the runtime.
+struct ProfileRun {
+    std::uintptr_t key = 0;   // profile_run_key(site, op); 0 where the slot is free
+    std::uintptr_t next = 0;  // the address that continues the run: its first + stride * count
+    std::intptr_t stride = 0; // 0 until a second access says otherwise
+    std::uint32_t count = 0;  // accesses so far
+    std::uint16_t size = 0;   // bytes an access
+    unsigned char space = 0;  // the profiler's Space
+    std::uintptr_t first() const { return next - std::uintptr_t(stride) * count; }
+};
+constexpr unsigned kProfileRunSlots = 32;  // open runs a thread keeps, one per site hashed
+// Op: 0 load, 1 store, 2 atomic (the profiler's Op). A site's static is 8-byte aligned.
+inline std::uintptr_t profile_run_key(const AccessSite *site, unsigned op)
+{
+    return reinterpret_cast<std::uintptr_t>(site) | (std::uintptr_t(op) << 1) | 1;
+}
+inline unsigned profile_run_slot(std::uintptr_t key) { return unsigned((key >> 3) ^ (key >> 9)) & (kProfileRunSlots - 1); }
+// The running CUDA thread's open runs, kProfileRunSlots of them profile_run_stride apart (the
+// threads of a block side by side); null unless the fast path is on.
+extern __thread ProfileRun *profile_runs;
+extern __thread std::size_t profile_run_stride;
+inline bool profile_run_continues(const void *address, const AccessSite *site, unsigned op)
+{
+    ProfileRun *runs = profile_runs;
+    if (!runs) return false;
+    std::uintptr_t key = profile_run_key(site, op);
+    ProfileRun &run = runs[profile_run_slot(key) * profile_run_stride];
+    if (run.key != key || run.next != reinterpret_cast<std::uintptr_t>(address)) return false;
+    run.next += run.stride;
+    ++run.count;
+    return true;
+}
+
 // The address as the runtime takes it, from any lvalue (volatile shared arrays included).
 template <class T>
 inline const void *address_of(T &ref)
@@ -80,7 +118,9 @@ inline const void *address_of(T &ref)
 template <class T, class Site>
 inline T &shared_access(T &ref, Access kind, Site site)
 {
-    if (__builtin_expect(access_hooks_on, 0)) observe_shared_access(address_of(ref), sizeof(T), kind, site());
+    if (__builtin_expect(access_hooks_on, 0) &&
+        !(kind == Access::Read && profile_run_continues(address_of(ref), site(), 0)))
+        observe_shared_access(address_of(ref), sizeof(T), kind, site());
     return ref;
 }
 
@@ -107,6 +147,10 @@ private:
         using Value = std::remove_cv_t<T>;
         if constexpr (std::is_trivially_copyable<Value>::value) {
             if (__builtin_expect(access_hooks_on, 0)) {
+                if (profile_run_continues(address_of(ref), site(), 1)) {
+                    assign();
+                    return ref;
+                }
                 Value before = ref;
                 assign();
                 Value after = ref;
@@ -133,7 +177,8 @@ inline T &&global_written(T &&result, Site site)
     using Value = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
                   sizeof(Value) <= sizeof(unsigned long long)) {
-        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result))) {
+        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result)) &&
+            !profile_run_continues(address_of(result), site(), 1)) {
             Value value = result;
             unsigned long long bits = 0;
             std::memcpy(&bits, &value, sizeof(Value));
@@ -163,7 +208,7 @@ constexpr T &&global_read(T &&ref, Site site)
 {
     if constexpr (accessed_by_use<T>()) {
         if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0) &&
-            !on_fiber_stack(address_of(ref)))
+            !on_fiber_stack(address_of(ref)) && !profile_run_continues(address_of(ref), site(), 0))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
     }
     return static_cast<T &&>(ref);
