@@ -326,20 +326,19 @@ CUDAEMU_NO_ASAN void WarpRecorder::flush_warp(unsigned int warp)
     unsigned int first_thread = warp * 32;
     if (first_thread >= threads_) return;
     unsigned int lanes = std::min(32u, threads_ - first_thread);
-    if (!regroup_open_runs(first_thread, lanes)) regroup_all_runs(first_thread, lanes);
+    if (regroup_open_runs(first_thread, lanes)) {
+        flush_chains();
+        flush_marks();
+        return;
+    }
+    regroup_all_runs(first_thread, lanes);
     flush_chains();
     flush_marks();
-    // An open run stays, emptied, where it began: the next stretch of a thread (after a barrier,
-    // or the next block's thread on this CPU thread) mostly reads its shared memory from there
-    // again, and the fast path takes it from the first access.
     for (unsigned int lane = 0; lane < lanes; ++lane) {
         closed_count_ -= std::min(closed_count_, closed_[first_thread + lane].size());
         closed_[first_thread + lane].clear();
-        for (std::uint32_t slots = open_slots_[first_thread + lane]; slots; slots &= slots - 1) {
-            ProfileRun &run = open_run(first_thread + lane, (unsigned int)__builtin_ctz(slots));
-            run.next = run.first();
-            run.count = 0;
-        }
+        for (std::uint32_t slots = open_slots_[first_thread + lane]; slots; slots &= slots - 1)
+            empty_run(open_run(first_thread + lane, (unsigned int)__builtin_ctz(slots)));
     }
 }
 
@@ -350,27 +349,41 @@ CUDAEMU_NO_ASAN bool WarpRecorder::regroup_open_runs(unsigned int first_thread, 
     const std::uint32_t slots = open_slots_[first_thread];
     for (unsigned int lane = 0; lane < lanes; ++lane)
         if (closed_[first_thread + lane].size() != 0 || open_slots_[first_thread + lane] != slots) return false;
-    for (std::uint32_t left = slots; left; left &= left - 1) {
+    // Checked and gathered in one pass over each slot's row: a mismatch is found before any
+    // request is counted (the row of a slot is checked whole before its regrouping).
+    const ProfileRun *runs[kProfileRunSlots][32];
+    Cursor cursors[kProfileRunSlots][32];
+    std::size_t counts[kProfileRunSlots];
+    bool same_length[kProfileRunSlots];
+    unsigned int rows = 0;
+    for (std::uint32_t left = slots; left; left &= left - 1, ++rows) {
         unsigned int slot = (unsigned int)__builtin_ctz(left);
-        const ProfileRun &lead = open_run(first_thread, slot);
-        for (unsigned int lane = 1; lane < lanes; ++lane) {
-            const ProfileRun &run = open_run(first_thread + lane, slot);
-            if (run.key != lead.key || run.space != lead.space) return false;
-        }
-    }
-    const ProfileRun *runs[32];
-    Cursor cursors[32];
-    for (std::uint32_t left = slots; left; left &= left - 1) {
-        unsigned int slot = (unsigned int)__builtin_ctz(left);
+        const ProfileRun *row = &open_run(first_thread, slot);
+        const std::uintptr_t key = row->key;
+        const unsigned char space = row->space;
         std::size_t count = 0;
+        std::uint32_t fewest = ~0u, most = 0;
         for (unsigned int lane = 0; lane < lanes; ++lane) {
-            const ProfileRun &run = open_run(first_thread + lane, slot);
+            const ProfileRun &run = row[lane];
+            if (run.key != key || run.space != space) return false;
             if (!run.count) continue;
-            mark_owners(run);
-            runs[lane] = &run;
-            cursors[count++] = Cursor{lane, &runs[lane], &runs[lane] + 1, 0};
+            runs[rows][lane] = &run;
+            cursors[rows][count++] = Cursor{lane, &runs[rows][lane], &runs[rows][lane] + 1, 0};
+            fewest = std::min(fewest, run.count);
+            most = std::max(most, run.count);
         }
-        if (count) regroup_key(cursors, count);
+        counts[rows] = count;
+        same_length[rows] = fewest == most;
+    }
+    for (unsigned int r = 0; r < rows; ++r) {
+        if (!counts[r]) continue;
+        if (run_op(*runs[r][cursors[r][0].lane]) != Op::Load)
+            for (std::size_t i = 0; i < counts[r]; ++i) mark_owners(*runs[r][cursors[r][i].lane]);
+        if (same_length[r])  // one stretch: every lane's run is as long
+            regroup_stretch(cursors[r], counts[r], runs[r][cursors[r][0].lane]->count);
+        else
+            regroup_key(cursors[r], counts[r]);
+        for (std::size_t i = 0; i < counts[r]; ++i) empty_run(const_cast<ProfileRun &>(*runs[r][cursors[r][i].lane]));
     }
     return true;
 }

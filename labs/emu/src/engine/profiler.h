@@ -207,6 +207,14 @@ private:
         return reinterpret_cast<const AccessSite *>(run.key & ~std::uintptr_t(7));
     }
     static Op run_op(const ProfileRun &run) { return Op((run.key >> 1) & 3); }
+    // A regrouped run stays, emptied, where it began: the next stretch of a thread (after a
+    // barrier, or the next block's thread on this CPU thread) mostly reads its shared memory from
+    // there again, and the fast path takes it from the first access.
+    static void empty_run(ProfileRun &run)
+    {
+        run.next = run.first();
+        run.count = 0;
+    }
     bool regroup_open_runs(unsigned int first_thread, unsigned int lanes);
     void regroup_all_runs(unsigned int first_thread, unsigned int lanes);
     void regroup_key(Cursor *cursors, std::size_t lanes);
