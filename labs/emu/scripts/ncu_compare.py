@@ -95,7 +95,9 @@ NOTES: dict[str, str] = {
     "relax_edges": "fewer stores in the emulator (5% of requests, 15% of sectors): it runs a warp's lanes "
     "one after another, so when two edges reach one vertex in a level, the second lane already reads the "
     "depth the first one stored and stores nothing, where on the GPU both lanes read -1 before either "
-    "stores (the lab's benign race). Loads are equal.",
+    "stores (the lab's benign race). Which lanes see an earlier store also depends on which blocks the "
+    "CPU threads run side by side, so the emulator's store figures move by a few requests from run to run "
+    "(4854 to 4858 in three runs). Loads are equal.",
     "expand_small_frontiers": "the frontier is built with atomicAdd positions, so which lane writes where, "
     "and so the addresses of the later loads and stores, depend on the order the atomics ran: the GPU's and "
     "the emulator's orders differ (within 2% for loads, 7% for stores); a few bank conflicts of its shared "

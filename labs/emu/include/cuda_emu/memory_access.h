@@ -89,7 +89,12 @@ inline std::uintptr_t profile_run_key(const AccessSite *site, unsigned op)
 {
     return reinterpret_cast<std::uintptr_t>(site) | (std::uintptr_t(op) << 1) | 1;
 }
-inline unsigned profile_run_slot(std::uintptr_t key) { return unsigned((key >> 3) ^ (key >> 9)) & (kProfileRunSlots - 1); }
+// Sites' statics lie 24 or 32 bytes apart, so neighbours take neighbouring slots; a site's
+// store (op 1) and atomic (2) go 8 and 16 slots on from its load.
+inline unsigned profile_run_slot(std::uintptr_t key)
+{
+    return unsigned((key >> 4) + ((key & 6) << 2)) & (kProfileRunSlots - 1);
+}
 // The running CUDA thread's open runs, kProfileRunSlots of them profile_run_stride apart (the
 // threads of a block side by side); null unless the fast path is on.
 extern __thread ProfileRun *profile_runs;
@@ -177,8 +182,9 @@ inline T &&global_written(T &&result, Site site)
     using Value = std::remove_cv_t<std::remove_reference_t<T>>;
     if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
                   sizeof(Value) <= sizeof(unsigned long long)) {
-        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result)) &&
-            !profile_run_continues(address_of(result), site(), 1)) {
+        // A run continued is no access to the stack: none is begun there.
+        if (__builtin_expect(access_hooks_on, 0) && !profile_run_continues(address_of(result), site(), 1) &&
+            !on_fiber_stack(address_of(result))) {
             Value value = result;
             unsigned long long bits = 0;
             std::memcpy(&bits, &value, sizeof(Value));
@@ -208,7 +214,7 @@ constexpr T &&global_read(T &&ref, Site site)
 {
     if constexpr (accessed_by_use<T>()) {
         if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0) &&
-            !on_fiber_stack(address_of(ref)) && !profile_run_continues(address_of(ref), site(), 0))
+            !profile_run_continues(address_of(ref), site(), 0) && !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
     }
     return static_cast<T &&>(ref);
