@@ -9,9 +9,14 @@ On a machine with a GPU and ncu (as root, or with the GPU's performance counters
 tree, SRC_ROOT=... BUILD=... [EMU=1], the trees side by side), runs it under ncu with METRICS
 below, and under the emulator with EMU_PROFILE=<file>; it writes <run>.ncu.csv, <run>.emu.json
 and <run>.log per run, and machine.json (the GPU, ncu's version, the seconds each run took).
-The two sides can be collected apart, the GPU's in one short session (--ncu-only, --budget:
-about 3 minutes on an H100 or H200 for every run) and the emulator's anywhere (--emu-only, into
-the same folder). `table` sums both, per kernel, over a run's launches and prints the Markdown table
+The two sides can be collected apart: the GPU's in one short session, where no run starts past
+--budget seconds (builds included; machine.json then names the runs left out), and the
+emulator's anywhere, into the same folder:
+
+    python3 labs/emu/scripts/ncu_compare.py collect --ncu-only --budget 170 --out build/ncu-compare
+    python3 labs/emu/scripts/ncu_compare.py collect --emu-only --out build/ncu-compare
+
+`table` sums both, per kernel, over a run's launches and prints the Markdown table
 (equal figures shown once, differences as "emulator / ncu"); --write puts it into
 labs/emu/README.md between the markers. Anywhere without a GPU, `table` reads a folder
 collected elsewhere.
