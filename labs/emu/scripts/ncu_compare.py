@@ -5,10 +5,18 @@ On a machine with a GPU and ncu (as root, or with the GPU's performance counters
     python3 labs/emu/scripts/ncu_compare.py collect --out build/ncu-compare
     python3 labs/emu/scripts/ncu_compare.py table build/ncu-compare --write
 
-`collect` builds each run's source twice (for the GPU, and for the emulator: make <lab>
-SRC_ROOT=... BUILD=... [EMU=1]), runs it under ncu with METRICS below, and under the emulator
-with EMU_PROFILE=<file>; it writes <run>.ncu.csv, <run>.emu.json and <run>.log per run, and
-machine.json. `table` sums both, per kernel, over a run's launches and prints the Markdown table
+`collect` builds each run's source twice (for the GPU, and for the emulator: one make per source
+tree, SRC_ROOT=... BUILD=... [EMU=1], the trees side by side), runs it under ncu with METRICS
+below, and under the emulator with EMU_PROFILE=<file>; it writes <run>.ncu.csv, <run>.emu.json
+and <run>.log per run, and machine.json (the GPU, ncu's version, the seconds each run took).
+The two sides can be collected apart: the GPU's in one short session, where no run starts past
+--budget seconds (builds included; machine.json then names the runs left out), and the
+emulator's anywhere, into the same folder:
+
+    python3 labs/emu/scripts/ncu_compare.py collect --ncu-only --budget 170 --out build/ncu-compare
+    python3 labs/emu/scripts/ncu_compare.py collect --emu-only --out build/ncu-compare
+
+`table` sums both, per kernel, over a run's launches and prints the Markdown table
 (equal figures shown once, differences as "emulator / ncu"); --write puts it into
 labs/emu/README.md between the markers. Anywhere without a GPU, `table` reads a folder
 collected elsewhere.
@@ -23,6 +31,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[3]
@@ -70,6 +79,11 @@ RUNS = [
     {"name": "apsp-gpu-g02-cycle", "lab": "apsp", "source": "solutions", "case": "gpu-g02-cycle"},
     {"name": "bfs-uniform", "lab": "bfs", "source": "solutions", "case": "bfs-uniform"},
     {"name": "frontier-uniform", "lab": "bfs", "source": "solutions", "case": "frontier-uniform"},
+    {"name": "nbody-naive-cube-100", "lab": "nbody", "source": "solutions", "case": "naive-cube-100"},
+    {"name": "nbody-tiled-cube-100", "lab": "nbody", "source": "solutions", "case": "tiled-cube-100"},
+    {"name": "nbody-tiled-cube-256", "lab": "nbody", "source": "solutions", "case": "tiled-cube-256"},
+    *[{"name": f"spmv-{kernel}-powerlaw", "lab": "spmv", "source": "solutions", "case": f"{kernel}-powerlaw"}
+      for kernel in ("row", "element", "hybrid")],
 ]
 
 # Why a figure differs, by kernel (the template's argument taken off): said under the table.
@@ -86,7 +100,9 @@ NOTES: dict[str, str] = {
     "relax_edges": "fewer stores in the emulator (5% of requests, 15% of sectors): it runs a warp's lanes "
     "one after another, so when two edges reach one vertex in a level, the second lane already reads the "
     "depth the first one stored and stores nothing, where on the GPU both lanes read -1 before either "
-    "stores (the lab's benign race). Loads are equal.",
+    "stores (the lab's benign race). Which lanes see an earlier store also depends on which blocks the "
+    "CPU threads run side by side, so the emulator's store figures move by a few requests from run to run "
+    "(4854 to 4858 in three runs). Loads are equal.",
     "expand_small_frontiers": "the frontier is built with atomicAdd positions, so which lane writes where, "
     "and so the addresses of the later loads and stores, depend on the order the atomics ran: the GPU's and "
     "the emulator's orders differ (within 2% for loads, 7% for stores); a few bank conflicts of its shared "
@@ -119,38 +135,63 @@ def _program_argv(run: dict, program: Path, output: Path) -> tuple[list[str], st
     return [str(program)] + [a.format_map(values) for a in run["args"]], lab.programs[0]
 
 
-def _build(run: dict, out: Path, emu: bool) -> Path:
-    source = (KIT / run["source"]).resolve()
-    build = KIT / "build" / "ncu-compare-builds" / f"{'emu-' if emu else ''}{run['source'].replace('/', '_')}"
-    cmd = ["make", "--no-print-directory", "-C", str(KIT), run["lab"], f"SRC_ROOT={source}", f"BUILD={build}",
-           f"-j{os.cpu_count() or 4}"] + (["EMU=1"] if emu else [])
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"ncu_compare: building {run['name']} ({'EMU=1' if emu else 'GPU'}) failed:\n"
-                         f"{done.stdout[-2000:]}{done.stderr[-2000:]}\nfix the build, then run collect again")
-    return build / run["lab"]
+def _build_folder(source: str, emu: bool) -> Path:
+    return KIT / "build" / "ncu-compare-builds" / f"{'emu-' if emu else ''}{source.replace('/', '_')}"
 
 
-def collect(out: Path, only: list[str], sides: tuple[bool, ...] = (False, True)) -> int:
+def _build_all(runs: list[dict], emu: bool) -> None:
+    """Every lab the runs need, one make per source tree, the trees side by side (one device call
+    holds the whole collection: builds must not take it one lab after another)."""
+    labs_by_source: dict[str, list[str]] = {}
+    for run in runs:
+        labs_by_source.setdefault(run["source"], [])
+        if run["lab"] not in labs_by_source[run["source"]]:
+            labs_by_source[run["source"]].append(run["lab"])
+    makes = {}
+    for source, labs in labs_by_source.items():
+        cmd = ["make", "--no-print-directory", "-C", str(KIT), *labs, f"SRC_ROOT={(KIT / source).resolve()}",
+               f"BUILD={_build_folder(source, emu)}", f"-j{os.cpu_count() or 4}"] + (["EMU=1"] if emu else [])
+        makes[source] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for source, make in makes.items():
+        output = make.communicate()[0]
+        if make.returncode != 0:
+            raise SystemExit(f"ncu_compare: building {' '.join(labs_by_source[source])} from {source} "
+                             f"({'EMU=1' if emu else 'GPU'}) failed:\n{output[-4000:]}\n"
+                             "fix the build, then run collect again")
+
+
+def collect(out: Path, only: list[str], sides: tuple[bool, ...] = (False, True), budget_s: float | None = None) -> int:
+    """Runs `only` (all of RUNS when empty) in the order given. Past `budget_s` seconds no run is
+    started: what was left is printed and kept in machine.json, and table marks it not collected."""
+    started = time.monotonic()
     out.mkdir(parents=True, exist_ok=True)
+    by_name = {run["name"]: run for run in RUNS}
+    unknown = [name for name in only if name not in by_name]
+    if unknown:
+        raise SystemExit(f"ncu_compare: no run named {', '.join(unknown)}; the runs are {', '.join(by_name)}")
+    runs = [by_name[name] for name in only] if only else list(RUNS)
     ncu = os.environ.get("NCU", "ncu")
-    machine = {}
+    machine: dict = {}
     for command, key in (([ncu, "--version"], "ncu"),
                          (["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"], "gpu")):
         try:
             machine[key] = subprocess.run(command, capture_output=True, text=True).stdout.strip().splitlines()[-1]
         except (OSError, IndexError):
             machine[key] = "unknown"
-    if False in sides:  # the GPU's side: which machine it was
-        (out / "machine.json").write_text(json.dumps(machine, indent=1) + "\n")
-    failed = 0
-    for run in RUNS:
-        if only and run["name"] not in only:
-            continue
+    for emu in sides:
+        _build_all(runs, emu)
+    machine["build_s"] = round(time.monotonic() - started, 1)
+    print(f"built in {machine['build_s']} s", flush=True)
+    failed, seconds, left = 0, {}, []
+    for run in runs:
         name = run["name"]
+        if budget_s is not None and time.monotonic() - started > budget_s:
+            left.append(name)
+            continue
+        run_started = time.monotonic()
         log = []
         for emu in sides:
-            folder = _build(run, out, emu)
+            folder = _build_folder(run["source"], emu) / run["lab"]
             argv, _ = _program_argv(run, folder / load_lab(run["lab"]).programs[0], out / f"{name}.out")
             if emu:
                 env = {**os.environ, "EMU_PROFILE": str(out / f"{name}.emu.json")}
@@ -164,8 +205,15 @@ def collect(out: Path, only: list[str], sides: tuple[bool, ...] = (False, True))
             if done.returncode != 0:
                 failed += 1
         (out / f"{name}{'.emu' if sides == (True,) else ''}.log").write_text("".join(log))
-        print(f"{name}: collected", flush=True)
-    return 1 if failed else 0
+        seconds[name] = round(time.monotonic() - run_started, 1)
+        print(f"{name}: collected in {seconds[name]} s", flush=True)
+    if left:
+        print(f"ncu_compare: past the budget of {budget_s} s, not collected: {' '.join(left)}; "
+              f"collect them with --only {' '.join(left)} into the same folder", flush=True)
+    if False in sides:  # the GPU's side: which machine it was, and what each run took there
+        machine.update(run_seconds=seconds, not_collected=left)
+        (out / "machine.json").write_text(json.dumps(machine, indent=1) + "\n")
+    return 1 if failed or left else 0
 
 
 def ncu_figures(path: Path) -> dict[str, dict[str, float]]:
@@ -265,7 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect", help="on a GPU: build, run under ncu and under the emulator")
     c.add_argument("--out", type=Path, default=KIT / "build/ncu-compare")
-    c.add_argument("--only", nargs="*", default=[], help="run names (default: all)")
+    c.add_argument("--only", nargs="*", default=[], help="run names, collected in this order (default: all)")
+    c.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="start no run past this many seconds (builds included): for a device lent by the minute")
     side = c.add_mutually_exclusive_group()
     side.add_argument("--ncu-only", action="store_true", help="the GPU's side alone (the emulator's is the same anywhere)")
     side.add_argument("--emu-only", action="store_true", help="the emulator's side alone, into a folder ncu filled")
@@ -275,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "collect":
         sides = (False,) if args.ncu_only else (True,) if args.emu_only else (False, True)
-        return collect(args.out.resolve(), args.only, sides)
+        return collect(args.out.resolve(), args.only, sides, args.budget)
     text = table(args.folder)
     print(text, end="")
     if args.write:

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -82,6 +83,48 @@ inline bool on_fiber_stack(const void *address)
 {
     const char *a = static_cast<const char *>(address);
     return a >= fiber_stack_low && a < fiber_stack_high;
+}
+
+// The profiler's fast path (src/engine/profiler.h). Under EMU_PROFILE (with no race detector),
+// each CUDA thread keeps, per access site, an open *run*: accesses `stride` bytes apart. An
+// access that continues its site's run only counts itself here, inline: no call, so the
+// kernel's own loop keeps its registers (a call in the loop of the matmul lab's naive kernel
+// cost more than the profile's bookkeeping). Anything else goes to the runtime.
+struct ProfileRun {
+    std::uintptr_t key = 0;   // profile_run_key(site, op); 0 where the slot is free
+    std::uintptr_t next = 0;  // the address that continues the run: its first + stride * count
+    std::intptr_t stride = 0; // 0 until a second access says otherwise
+    std::uint32_t count = 0;  // accesses so far
+    std::uint16_t size = 0;   // bytes an access
+    unsigned char space = 0;  // the profiler's Space
+    std::uintptr_t first() const { return next - std::uintptr_t(stride) * count; }
+};
+constexpr unsigned kProfileRunSlots = 32;  // open runs a thread keeps, one per site hashed
+// Op: 0 load, 1 store, 2 atomic (the profiler's Op). A site's static is 8-byte aligned.
+inline std::uintptr_t profile_run_key(const AccessSite *site, unsigned op)
+{
+    return reinterpret_cast<std::uintptr_t>(site) | (std::uintptr_t(op) << 1) | 1;
+}
+// Sites' statics lie 24 or 32 bytes apart, so neighbours take neighbouring slots; a site's
+// store (op 1) and atomic (2) go 8 and 16 slots on from its load.
+inline unsigned profile_run_slot(std::uintptr_t key)
+{
+    return unsigned((key >> 4) + ((key & 6) << 2)) & (kProfileRunSlots - 1);
+}
+// The running CUDA thread's open runs, kProfileRunSlots of them profile_run_stride apart (the
+// threads of a block side by side); null unless the fast path is on.
+extern __thread ProfileRun *profile_runs;
+extern __thread std::size_t profile_run_stride;
+inline bool profile_run_continues(const void *address, const AccessSite *site, unsigned op)
+{
+    ProfileRun *runs = profile_runs;
+    if (!runs) return false;
+    std::uintptr_t key = profile_run_key(site, op);
+    ProfileRun &run = runs[profile_run_slot(key) * profile_run_stride];
+    if (run.key != key || run.next != reinterpret_cast<std::uintptr_t>(address)) return false;
+    run.next += run.stride;
+    ++run.count;
+    return true;
 }
 
 // The address as the runtime takes it, from any lvalue (volatile shared arrays included).
@@ -150,7 +193,9 @@ inline T &shared_access(T &ref, Access kind, Site site)
         before_shared_load<T>();
     else  // an update (`tile[i] += v`) loads and stores
         before_shared_update<T>();
-    if (__builtin_expect(access_hooks_on, 0)) observe_shared_access(address_of(ref), sizeof(T), kind, site());
+    if (__builtin_expect(access_hooks_on, 0) &&
+        !(kind == Access::Read && profile_run_continues(address_of(ref), site(), 0)))
+        observe_shared_access(address_of(ref), sizeof(T), kind, site());
     return ref;
 }
 
@@ -178,6 +223,10 @@ private:
         using Value = std::remove_cv_t<T>;
         if constexpr (std::is_trivially_copyable<Value>::value) {
             if (__builtin_expect(access_hooks_on, 0)) {
+                if (profile_run_continues(address_of(ref), site(), 1)) {
+                    assign();
+                    return ref;
+                }
                 Value before = ref;
                 assign();
                 Value after = ref;
@@ -209,7 +258,9 @@ inline T &&global_written(T &&result, Site site)
     }
     if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
                   sizeof(Value) <= sizeof(unsigned long long)) {
-        if (__builtin_expect(access_hooks_on, 0) && !on_fiber_stack(address_of(result))) {
+        // A run continued is no access to the stack: none is begun there.
+        if (__builtin_expect(access_hooks_on, 0) && !profile_run_continues(address_of(result), site(), 1) &&
+            !on_fiber_stack(address_of(result))) {
             Value value = result;
             unsigned long long bits = 0;
             std::memcpy(&bits, &value, sizeof(Value));
@@ -243,7 +294,7 @@ constexpr T &&global_read(T &&ref, Site site)
     }
     if constexpr (accessed_by_use<T>()) {
         if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0) &&
-            !on_fiber_stack(address_of(ref)))
+            !profile_run_continues(address_of(ref), site(), 0) && !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
     }
     return static_cast<T &&>(ref);

@@ -31,11 +31,13 @@ void WarpRecorder::begin_block(LaunchProfile *launch, unsigned int threads)
 {
     launch_ = launch;
     threads_ = threads;
-    if (log_count_ < threads) {
-        logs_.reset(new Log[threads]);
-        log_count_ = threads;
+    if (thread_capacity_ < threads) {
+        open_.reset(new ProfileRun[(std::size_t)threads * kProfileRunSlots]);
+        open_slots_.reset(new std::uint32_t[threads]());
+        closed_.reset(new Runs[threads]);
+        thread_capacity_ = threads;
     }
-    logged_ = 0;
+    closed_count_ = 0;
     barriers_ = 0;
     wmma_ = 0;
 }
@@ -219,11 +221,7 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
         AccessCounts &counts = first.space == Space::Global ? site.global_atomic : site.shared_atomic;
         counts.requests += 1;
         counts.accesses += count;
-        for (std::size_t i = 0; i < count; ++i) {
-            counts.bytes += lanes[i].entry->size;
-            if (first.space == Space::Global)
-                owners_mark(lanes[i].entry->address, lanes[i].entry->size, launch_->writer);
-        }
+        for (std::size_t i = 0; i < count; ++i) counts.bytes += lanes[i].entry->size;
         return;
     }
     if (first.space == Space::Global && (pattern == Pattern::Uniform || (pattern == Pattern::Contiguous && gapless))) {
@@ -235,8 +233,6 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
         counts.accesses += count;
         counts.bytes += (std::uint64_t)first.size * count;
         counts.sectors += (end >> 5) - (first.address >> 5) + 1;
-        if (first.op == Op::Store)
-            for (std::size_t i = 0; i < count; ++i) owners_mark(lanes[i].entry->address, first.size, launch_->writer);
         return;
     }
     if (first.space == Space::Global) {
@@ -249,7 +245,6 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
             // Lanes side by side mostly share the previous lane's sector: kept once, the sort is short.
             for (std::uintptr_t sector = e.address >> 5; sector <= (e.address + e.size - 1) >> 5; ++sector)
                 if (scratch_.empty() || scratch_.back() != sector) scratch_.push_back(sector);
-            if (first.op == Op::Store) owners_mark(e.address, e.size, launch_->writer);
         }
         counts.requests += 1;
         counts.accesses += count;
@@ -291,98 +286,299 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
     counts.conflicts += wavefronts - phases;
 }
 
+// ---- Regrouping a warp's runs into requests.
+// Who wrote device memory (api/memory_owners.h), a run at a time: one range where the run is
+// a row of adjacent elements.
+// Ranges that follow one another (a warp's lanes storing side by side) go to owners_mark as one.
+CUDAEMU_NO_ASAN void WarpRecorder::mark_range(std::uintptr_t address, std::uintptr_t bytes)
+{
+    if (address == marked_end_) {
+        marked_end_ += bytes;
+        return;
+    }
+    flush_marks();
+    marked_start_ = address;
+    marked_end_ = address + bytes;
+}
+
+void WarpRecorder::flush_marks()
+{
+    if (marked_end_ != marked_start_) owners_mark(marked_start_, marked_end_ - marked_start_, launch_->writer);
+    marked_start_ = marked_end_ = 0;
+}
+
+CUDAEMU_NO_ASAN void WarpRecorder::mark_owners(const ProfileRun &run)
+{
+    if (run_op(run) == Op::Load || run.space != (unsigned char)Space::Global) return;
+    const std::uintptr_t size = run.size;
+    const std::uintptr_t first = run.first();
+    if (run.stride == 0) {
+        mark_range(first, size);
+    } else if (run.stride == (std::intptr_t)size || run.stride == -(std::intptr_t)size) {
+        mark_range(run.stride > 0 ? first : first - size * (run.count - 1), size * run.count);
+    } else {
+        for (std::uint32_t i = 0; i < run.count; ++i) mark_range(first + run.stride * i, size);
+    }
+}
+
 CUDAEMU_NO_ASAN void WarpRecorder::flush_warp(unsigned int warp)
 {
     unsigned int first_thread = warp * 32;
     if (first_thread >= threads_) return;
     unsigned int lanes = std::min(32u, threads_ - first_thread);
-    // The common case: every lane that logged anything logged the same sites in the same order.
-    const Log *reference = nullptr;
-    bool aligned = true;
-    for (unsigned int lane = 0; lane < lanes && aligned; ++lane) {
-        const Log &log = logs_[first_thread + lane];
-        if (log.empty()) continue;
-        if (!reference) {
-            reference = &log;
-            continue;
-        }
-        if (log.size() != reference->size()) {
-            aligned = false;
-            break;
-        }
-        for (std::size_t i = 0; i < log.size(); ++i)
-            if (log[i].site != (*reference)[i].site || log[i].op != (*reference)[i].op ||
-                log[i].space != (*reference)[i].space) {
-                aligned = false;
-                break;
-            }
+    if (regroup_open_runs(first_thread, lanes)) {
+        flush_chains();
+        flush_marks();
+        return;
     }
-    if (!reference) return;
-    if (!aligned) {
-        flush_divergent(first_thread, lanes);
-    } else {
-        Lane group[32];
-        for (std::size_t i = 0; i < reference->size(); ++i) {
-            std::size_t count = 0;
-            for (unsigned int lane = 0; lane < lanes; ++lane) {
-                const Log &log = logs_[first_thread + lane];
-                if (!log.empty()) group[count++] = Lane{lane, &log[i]};
-            }
-            request(group, count);
-        }
-    }
+    regroup_all_runs(first_thread, lanes);
     flush_chains();
+    flush_marks();
     for (unsigned int lane = 0; lane < lanes; ++lane) {
-        logged_ -= std::min(logged_, logs_[first_thread + lane].size());
-        logs_[first_thread + lane].clear();
+        closed_count_ -= std::min(closed_count_, closed_[first_thread + lane].size());
+        closed_[first_thread + lane].clear();
+        for (std::uint32_t slots = open_slots_[first_thread + lane]; slots; slots &= slots - 1)
+            empty_run(open_run(first_thread + lane, (unsigned int)__builtin_ctz(slots)));
     }
 }
 
-// Lanes that went different ways: the k-th execution of a site by each lane is one request.
-CUDAEMU_NO_ASAN void WarpRecorder::flush_divergent(unsigned int first_thread, unsigned int lanes)
+// The common case: no lane closed a run, and every lane's open runs are of the same sites in
+// the same slots; the lanes of each slot are then its runs to regroup.
+CUDAEMU_NO_ASAN bool WarpRecorder::regroup_open_runs(unsigned int first_thread, unsigned int lanes)
 {
-    keyed_.clear();
-    std::vector<std::pair<std::pair<const AccessSite *, int>, std::uint32_t>> seen;
+    const std::uint32_t slots = open_slots_[first_thread];
+    for (unsigned int lane = 0; lane < lanes; ++lane)
+        if (closed_[first_thread + lane].size() != 0 || open_slots_[first_thread + lane] != slots) return false;
+    // Checked and gathered in one pass over each slot's row: a mismatch is found before any
+    // request is counted (the row of a slot is checked whole before its regrouping).
+    const ProfileRun *runs[kProfileRunSlots][32];
+    Cursor cursors[kProfileRunSlots][32];
+    std::size_t counts[kProfileRunSlots];
+    bool same_length[kProfileRunSlots];
+    unsigned int rows = 0;
+    for (std::uint32_t left = slots; left; left &= left - 1, ++rows) {
+        unsigned int slot = (unsigned int)__builtin_ctz(left);
+        const ProfileRun *row = &open_run(first_thread, slot);
+        const std::uintptr_t key = row->key;
+        const unsigned char space = row->space;
+        std::size_t count = 0;
+        std::uint32_t fewest = ~0u, most = 0;
+        for (unsigned int lane = 0; lane < lanes; ++lane) {
+            const ProfileRun &run = row[lane];
+            if (run.key != key || run.space != space) return false;
+            if (!run.count) continue;
+            runs[rows][lane] = &run;
+            cursors[rows][count++] = Cursor{lane, &runs[rows][lane], &runs[rows][lane] + 1, 0};
+            fewest = std::min(fewest, run.count);
+            most = std::max(most, run.count);
+        }
+        counts[rows] = count;
+        same_length[rows] = fewest == most;
+    }
+    for (unsigned int r = 0; r < rows; ++r) {
+        if (!counts[r]) continue;
+        if (run_op(*runs[r][cursors[r][0].lane]) != Op::Load)
+            for (std::size_t i = 0; i < counts[r]; ++i) mark_owners(*runs[r][cursors[r][i].lane]);
+        if (same_length[r])  // one stretch: every lane's run is as long
+            regroup_stretch(cursors[r], counts[r], runs[r][cursors[r][0].lane]->count);
+        else
+            regroup_key(cursors[r], counts[r]);
+        for (std::size_t i = 0; i < counts[r]; ++i) empty_run(const_cast<ProfileRun &>(*runs[r][cursors[r][i].lane]));
+    }
+    return true;
+}
+
+// Any other: the runs by site, kind and space, then lane, each lane's in the order it made them,
+// bucketed in two passes (a warp's lanes mostly make the same few keys), no sort.
+CUDAEMU_NO_ASAN void WarpRecorder::regroup_all_runs(unsigned int first_thread, unsigned int lanes)
+{
+    keys_.clear();
+    key_of_run_.clear();
+    std::size_t last = 0;
+    auto bucket = [&](const ProfileRun &run) {
+        mark_owners(run);
+        if (last >= keys_.size() || keys_[last].key != run.key || keys_[last].space != run.space) {
+            last = 0;
+            while (last < keys_.size() && (keys_[last].key != run.key || keys_[last].space != run.space)) ++last;
+            if (last == keys_.size()) keys_.push_back(KeyRuns{run.key, run.space, 0});
+        }
+        ++keys_[last].runs;
+        key_of_run_.push_back((std::uint32_t)last);
+    };
+    // Each lane's closed runs, then its open ones (each the last of its key).
     for (unsigned int lane = 0; lane < lanes; ++lane) {
-        seen.clear();
-        for (const Entry &e : logs_[first_thread + lane]) {
-            // The space is part of the key: one site may reach global and shared memory.
-            std::pair<const AccessSite *, int> key{e.site, (int)e.op * 2 + (int)e.space};
-            std::uint32_t occurrence = 0;
-            bool found = false;
-            for (auto &entry : seen)
-                if (entry.first == key) {
-                    occurrence = entry.second++;
-                    found = true;
-                    break;
-                }
-            if (!found) seen.push_back({key, 1});
-            keyed_.push_back(Keyed{e.site, Op((int)e.op * 2 + (int)e.space), occurrence, lane, &e});
+        const Runs &runs = closed_[first_thread + lane];
+        for (std::size_t i = 0; i < runs.size(); ++i) bucket(runs[i]);
+        for (std::uint32_t slots = open_slots_[first_thread + lane]; slots; slots &= slots - 1) {
+            const ProfileRun &run = open_run(first_thread + lane, (unsigned int)__builtin_ctz(slots));
+            if (run.count) bucket(run);
         }
     }
-    std::sort(keyed_.begin(), keyed_.end(), [](const Keyed &a, const Keyed &b) {
-        if (a.site != b.site) return a.site < b.site;
-        if (a.op != b.op) return a.op < b.op;
-        if (a.occurrence != b.occurrence) return a.occurrence < b.occurrence;
-        return a.lane < b.lane;
-    });
+    if (key_of_run_.empty()) return;
+    std::size_t start = 0;
+    for (KeyRuns &k : keys_) {
+        std::size_t runs = k.runs;
+        k.runs = start;  // now where its runs begin in sorted_
+        start += runs;
+    }
+    sorted_.resize(start);
+    lane_of_.resize(start);
+    std::size_t n = 0;
+    auto place = [&](const ProfileRun &run, unsigned int lane) {
+        std::size_t at = keys_[key_of_run_[n++]].runs++;
+        sorted_[at] = &run;
+        lane_of_[at] = lane;
+    };
+    for (unsigned int lane = 0; lane < lanes; ++lane) {
+        const Runs &runs = closed_[first_thread + lane];
+        for (std::size_t i = 0; i < runs.size(); ++i) place(runs[i], lane);
+        for (std::uint32_t slots = open_slots_[first_thread + lane]; slots; slots &= slots - 1) {
+            const ProfileRun &run = open_run(first_thread + lane, (unsigned int)__builtin_ctz(slots));
+            if (run.count) place(run, lane);
+        }
+    }
+    Cursor cursors[32];
+    std::size_t begin = 0;
+    for (const KeyRuns &k : keys_) {
+        std::size_t end = k.runs, lanes_of_key = 0;
+        for (std::size_t i = begin; i < end;) {
+            std::size_t lane_end = i;
+            while (lane_end < end && lane_of_[lane_end] == lane_of_[i]) ++lane_end;
+            cursors[lanes_of_key++] = Cursor{lane_of_[i], &sorted_[i], &sorted_[0] + lane_end, 0};
+            i = lane_end;
+        }
+        regroup_key(cursors, lanes_of_key);
+        begin = end;
+    }
+}
+
+// One site's runs of every lane of the warp: the k-th access of each lane is one request.
+// Cut where any lane's run ends, the stretches between have the same lanes, each at its own
+// address plus its stride a request.
+CUDAEMU_NO_ASAN void WarpRecorder::regroup_key(Cursor *cursors, std::size_t lanes)
+{
+    Cursor active[32];
+    for (;;) {
+        std::size_t count = 0;
+        std::uint64_t length = ~std::uint64_t(0);
+        for (std::size_t i = 0; i < lanes; ++i)
+            if (cursors[i].run != cursors[i].end) {
+                active[count++] = cursors[i];
+                length = std::min<std::uint64_t>(length, (*cursors[i].run)->count - cursors[i].offset);
+            }
+        if (count == 0) return;
+        regroup_stretch(active, count, length);
+        for (std::size_t i = 0; i < lanes; ++i)
+            if (cursors[i].run != cursors[i].end && (cursors[i].offset += (std::uint32_t)length) == (*cursors[i].run)->count) {
+                ++cursors[i].run;
+                cursors[i].offset = 0;
+            }
+    }
+}
+
+namespace {
+// How many requests of one stretch, with one stride for all lanes, until the lanes' addresses
+// are where they were modulo what the counts can tell: a sector (32 bytes) for global memory;
+// for shared memory a 16-byte load's alignment where the stride is whole words (the bank of
+// each word turns with them, the conflicts do not change), else the 32 banks' 128 bytes.
+std::uint64_t request_period(Space space, std::intptr_t stride)
+{
+    std::uintptr_t modulus = space == Space::Global ? 32 : stride % 4 == 0 ? 16 : 128;
+    std::uintptr_t residue = (std::uintptr_t)stride & (modulus - 1);
+    return residue ? modulus / (residue & (~residue + 1)) : 1;
+}
+
+void add_repeats(AccessCounts &total, const AccessCounts &before, const AccessCounts &after, std::uint64_t times)
+{
+    total.requests += (after.requests - before.requests) * times;
+    total.accesses += (after.accesses - before.accesses) * times;
+    total.bytes += (after.bytes - before.bytes) * times;
+    total.sectors += (after.sectors - before.sectors) * times;
+    total.wavefronts += (after.wavefronts - before.wavefronts) * times;
+    total.conflicts += (after.conflicts - before.conflicts) * times;
+}
+}  // namespace
+
+// The requests of one stretch: each counted, except that where every lane has the same stride
+// and the stretch is long, one period is counted and the rest are the same (request_period);
+// a load chain (profiler.h) still open across the period must be the same, moved along.
+CUDAEMU_NO_ASAN void WarpRecorder::regroup_stretch(const Cursor *active, std::size_t count, std::uint64_t length)
+{
+    const ProfileRun &lead = **active[0].run;
+    const AccessSite *site = run_site(lead);
+    Entry entries[32];
     Lane group[32];
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < keyed_.size(); ++i) {
-        group[count++] = Lane{keyed_[i].lane, keyed_[i].entry};
-        bool last = i + 1 == keyed_.size() || keyed_[i + 1].site != keyed_[i].site || keyed_[i + 1].op != keyed_[i].op ||
-                    keyed_[i + 1].occurrence != keyed_[i].occurrence || count == 32;
-        if (last) {
-            request(group, count);
-            count = 0;
+    std::uintptr_t base[32];
+    std::intptr_t stride[32];
+    bool one_stride = true;
+    for (std::size_t i = 0; i < count; ++i) {
+        const ProfileRun &run = **active[i].run;
+        stride[i] = run.stride;
+        base[i] = run.first() + (std::uintptr_t)(stride[i] * (std::intptr_t)active[i].offset);
+        entries[i] = Entry{site, base[i], run.size, (Space)run.space, run_op(run)};
+        group[i] = Lane{active[i].lane, &entries[i]};
+        one_stride = one_stride && stride[i] == stride[0];
+    }
+    auto count_one = [&](std::uint64_t j) {
+        for (std::size_t i = 0; i < count; ++i) entries[i].address = base[i] + (std::uintptr_t)(stride[i] * (std::intptr_t)j);
+        request(group, count);
+    };
+    std::uint64_t j = 0;
+    const std::uint64_t period = one_stride ? request_period((Space)lead.space, stride[0]) : 0;
+    // A chain begun before the stretch is counted by its kMergedLoads-th request.
+    const std::uint64_t settled = chain_of(site) ? kMergedLoads : 0;
+    if (one_stride && length >= settled + 2 * period) {
+        for (; j < settled; ++j) count_one(j);
+        SiteProfile before = site_of(site);
+        const LoadChain *chain = chain_of(site);
+        bool had_chain = chain != nullptr;
+        LoadChain chain_before;
+        if (had_chain) chain_before = *chain;
+        for (; j < settled + period; ++j) count_one(j);
+        std::intptr_t shift = stride[0] * (std::intptr_t)period;
+        LoadChain *now = chain_of(site);
+        if (had_chain == (now != nullptr) && (!now || chain_moved(chain_before, *now, shift))) {
+            std::uint64_t periods = (length - j) / period;
+            SiteProfile after = site_of(site);
+            SiteProfile &total = site_of(site);
+            add_repeats(total.global_load, before.global_load, after.global_load, periods);
+            add_repeats(total.global_store, before.global_store, after.global_store, periods);
+            add_repeats(total.shared_load, before.shared_load, after.shared_load, periods);
+            add_repeats(total.shared_store, before.shared_store, after.shared_store, periods);
+            add_repeats(total.global_atomic, before.global_atomic, after.global_atomic, periods);
+            add_repeats(total.shared_atomic, before.shared_atomic, after.shared_atomic, periods);
+            if (now)
+                for (std::size_t i = 0; i < now->count; ++i)
+                    now->entries[i].address += (std::uintptr_t)(shift * (std::intptr_t)periods);
+            j += periods * period;
         }
     }
+    for (; j < length; ++j) count_one(j);
+}
+
+// The open load chain of a site (one at most: request() ends one before it begins another).
+WarpRecorder::LoadChain *WarpRecorder::chain_of(const AccessSite *site)
+{
+    for (LoadChain &chain : chains_)
+        if (chain.site == site) return &chain;
+    return nullptr;
+}
+
+// Whether `now` is `before` with every lane's address `shift` bytes on.
+bool WarpRecorder::chain_moved(const LoadChain &before, const LoadChain &now, std::intptr_t shift)
+{
+    if (before.length != now.length || before.count != now.count) return false;
+    for (std::size_t i = 0; i < now.count; ++i)
+        if (before.lanes[i] != now.lanes[i] || before.entries[i].size != now.entries[i].size ||
+            now.entries[i].address != before.entries[i].address + (std::uintptr_t)shift)
+            return false;
+    return true;
 }
 
 CUDAEMU_NO_ASAN void WarpRecorder::flush_all()
 {
     for (unsigned int warp = 0; warp * 32 < threads_; ++warp) flush_warp(warp);
-    logged_ = 0;
+    closed_count_ = 0;
 }
 
 void WarpRecorder::end_block()

@@ -2,13 +2,23 @@
 // what Nsight Compute's memory metrics count, measured on the emulator's accesses.
 //
 // A warp's *request* is one source-level access executed by the lanes of a warp together. The
-// emulator runs a warp's lanes one after another (fibers), so it regroups them: each lane's
-// accesses are logged in order, and the k-th execution of an access site by each lane of a warp
-// is one request (lanes that skip a site, in an `if`, are not in its request). A warp's logs are
-// regrouped when its last lane returns, and at every __syncthreads() (all lanes are there), so a
-// log holds one stretch between barriers. When every lane logged the same sites in the same
-// order (no divergence), position i of each lane's log is one request; otherwise requests are
-// grouped by (site, k), k counted within the stretch.
+// emulator runs a warp's lanes one after another (fibers), so it regroups them: the k-th
+// execution of an access site (as a load, a store or an atomic) by each lane of a warp is one
+// request (lanes that skip a site, in an `if`, are not in its request). A warp's accesses are
+// regrouped when its last lane returns, and at every __syncthreads() (all lanes are there), so k
+// counts within one stretch between barriers.
+//
+// A thread keeps *runs*, not each access: a site's accesses one stride apart (a loop's
+// `a[row * n + k]`, 4 bytes; `b[k * n + col]`, 4n), one open run a site in a small table of
+// slots. The access hook continues a run inline where the address is the one it predicts
+// (cuda_emu/memory_access.h: no call, so the kernel's loop keeps its registers); any other
+// access reaches record(), which closes the run and starts one. Regrouping walks the lanes' runs
+// of a site side by side, cut where any lane's run ends; where every lane has the same stride,
+// the requests repeat as soon as the addresses are where they were modulo what the counts can
+// tell (a 32-byte sector; in shared memory, where the stride is whole words, a 16-byte boundary:
+// each word's bank turns with them), so one period is counted and the rest added
+// (regroup_stretch). A regrouped run stays, emptied, at its first address: a thread's next
+// stretch (or the next block's thread) mostly reads its shared tile from there again.
 //
 // For each request: global memory, the distinct 32-byte sectors the lanes touch (ncu's
 // l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}); shared memory, the wavefronts it takes with
@@ -88,15 +98,44 @@ struct LaunchProfile {
 LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block);
 void profile_end_launch(LaunchProfile *launch);
 
-// What one CPU thread's runner logs while it runs a block of a profiled launch.
+// What one CPU thread's runner records while it runs a block of a profiled launch.
 class WarpRecorder {
 public:
     void begin_block(LaunchProfile *launch, unsigned int threads);
+    // A thread's open runs (cuda_emu/memory_access.h's fast path continues them inline): slot by
+    // slot, each slot's runs of all threads side by side, so that a warp's lanes write and the
+    // regrouping reads a few adjacent cache lines (profile_run_stride apart).
+    ProfileRun *open_runs(unsigned int thread) { return open_.get() + thread; }
+    std::size_t slot_stride() const { return thread_capacity_; }
+    ProfileRun &open_run(unsigned int thread, unsigned int slot) { return open_[slot * thread_capacity_ + thread]; }
+    // An access the fast path did not take: it continues its site's run, or starts one.
     CUDAEMU_NO_ASAN void record(unsigned int thread, const AccessSite *site, std::uintptr_t address,
                                 std::uint32_t size, Space space, Op op)
     {
-        logs_[thread].push(Entry{site, address, size, space, op});
-        if (__builtin_expect(++logged_ > kFlushEntries, 0)) flush_all();
+        std::uintptr_t key = profile_run_key(site, (unsigned)op);
+        unsigned slot = profile_run_slot(key);
+        ProfileRun &run = open_run(thread, slot);
+        if (run.key == key && run.size == size && run.space == (unsigned char)space) {
+            if (run.next == address) {
+                run.next += run.stride;
+                ++run.count;
+                return;
+            }
+            if (run.count == 1) {  // the second access gives the stride
+                run.stride = (std::intptr_t)(address - (run.next - run.stride));
+                run.next = address + run.stride;
+                run.count = 2;
+                return;
+            }
+        }
+        if (run.count) {
+            closed_[thread].push(run);
+            ++closed_count_;
+        }
+        // Until a second access, the run is of one address (stride 0).
+        run = ProfileRun{key, address, 0, 1, (std::uint16_t)size, (unsigned char)space};
+        open_slots_[thread] |= 1u << slot;
+        if (__builtin_expect(closed_count_ > kFlushRuns, 0)) flush_all();
     }
     void flush_warp(unsigned int warp);
     void flush_all();
@@ -105,6 +144,7 @@ public:
     void end_block();
 
 private:
+    // One lane's access of a request, as count_request reads it.
     struct Entry {
         const AccessSite *site;
         std::uintptr_t address;
@@ -112,41 +152,45 @@ private:
         Space space;
         Op op;
     };
-    // One thread's accesses in order: a plain growing array (no std::vector, whose out-of-line
-    // code the ASan build would instrument on every access).
-    class Log {
+    // A thread's closed runs in order: a plain growing array (no std::vector, whose out-of-line
+    // code the ASan build would instrument).
+    class Runs {
     public:
-        Log() = default;
-        Log(const Log &) = delete;
-        Log &operator=(const Log &) = delete;
-        ~Log() { std::free(data_); }
-        CUDAEMU_NO_ASAN void push(const Entry &entry)
+        Runs() = default;
+        Runs(const Runs &) = delete;
+        Runs &operator=(const Runs &) = delete;
+        ~Runs() { std::free(data_); }
+        CUDAEMU_NO_ASAN void push(const ProfileRun &run)
         {
             if (__builtin_expect(size_ == capacity_, 0)) grow();
-            data_[size_++] = entry;
+            data_[size_++] = run;
         }
         std::size_t size() const { return size_; }
-        bool empty() const { return size_ == 0; }
-        const Entry &operator[](std::size_t i) const { return data_[i]; }
-        const Entry *begin() const { return data_; }
-        const Entry *end() const { return data_ + size_; }
+        const ProfileRun &operator[](std::size_t i) const { return data_[i]; }
         void clear() { size_ = 0; }
 
     private:
         void grow()
         {
-            capacity_ = capacity_ ? capacity_ * 2 : 64;
-            data_ = static_cast<Entry *>(std::realloc(data_, capacity_ * sizeof(Entry)));
+            capacity_ = capacity_ ? capacity_ * 2 : 16;
+            data_ = static_cast<ProfileRun *>(std::realloc(data_, capacity_ * sizeof(ProfileRun)));
             if (!data_) std::abort();
         }
-        Entry *data_ = nullptr;
+        ProfileRun *data_ = nullptr;
         std::size_t size_ = 0, capacity_ = 0;
     };
     struct Lane {
         unsigned int lane;
         const Entry *entry;
     };
-    static constexpr std::size_t kFlushEntries = std::size_t(1) << 20;  // bounds the logs' memory
+    // Where one lane is in its runs of the key being regrouped.
+    struct Cursor {
+        unsigned int lane;
+        const ProfileRun *const *run;  // into the warp's sorted runs
+        const ProfileRun *const *end;
+        std::uint32_t offset;          // accesses of *run already regrouped
+    };
+    static constexpr std::size_t kFlushRuns = std::size_t(1) << 20;  // bounds the runs' memory
 
     // Four 4-byte shared loads that may become one 16-byte load, as the first three wait.
     struct LoadChain {
@@ -154,23 +198,47 @@ private:
         unsigned int length;  // loads so far, 1 to 3
         std::size_t count;    // lanes
         unsigned int lanes[32];
-        Entry entries[32];    // each lane's first load, copied (the chain outlives the logs)
+        Entry entries[32];    // each lane's first load, copied
     };
     static constexpr unsigned int kMergedLoads = 4;
 
+    static const AccessSite *run_site(const ProfileRun &run)
+    {
+        return reinterpret_cast<const AccessSite *>(run.key & ~std::uintptr_t(7));
+    }
+    static Op run_op(const ProfileRun &run) { return Op((run.key >> 1) & 3); }
+    // A regrouped run stays, emptied, where it began: the next stretch of a thread (after a
+    // barrier, or the next block's thread on this CPU thread) mostly reads its shared memory from
+    // there again, and the fast path takes it from the first access.
+    static void empty_run(ProfileRun &run)
+    {
+        run.next = run.first();
+        run.count = 0;
+    }
+    bool regroup_open_runs(unsigned int first_thread, unsigned int lanes);
+    void regroup_all_runs(unsigned int first_thread, unsigned int lanes);
+    void regroup_key(Cursor *cursors, std::size_t lanes);
+    void regroup_stretch(const Cursor *active, std::size_t count, std::uint64_t length);
+    void mark_owners(const ProfileRun &run);
+    void mark_range(std::uintptr_t address, std::uintptr_t bytes);
+    void flush_marks();
+    LoadChain *chain_of(const AccessSite *site);
+    static bool chain_moved(const LoadChain &before, const LoadChain &now, std::intptr_t shift);
     void request(const Lane *lanes, std::size_t count);
     void count_request(const Lane *lanes, std::size_t count);
     bool extends(const LoadChain &chain, const Lane *lanes, std::size_t count) const;
     void count_chain(LoadChain &chain, std::uint32_t size, unsigned int loads);
     void flush_chains();
     SiteProfile &site_of(const AccessSite *site);
-    void flush_divergent(unsigned int first_thread, unsigned int lanes);
 
     LaunchProfile *launch_ = nullptr;
     unsigned int threads_ = 0;
-    std::unique_ptr<Log[]> logs_;
-    std::size_t log_count_ = 0;
-    std::size_t logged_ = 0;
+    std::unique_ptr<ProfileRun[]> open_;          // kProfileRunSlots a thread
+    std::unique_ptr<std::uint32_t[]> open_slots_;  // a thread's slots in use, one bit each
+    std::unique_ptr<Runs[]> closed_;
+    std::size_t thread_capacity_ = 0;
+    std::size_t closed_count_ = 0;
+    std::uintptr_t marked_start_ = 0, marked_end_ = 0;  // a range of stores not yet marked
     std::uint64_t barriers_ = 0;
     std::uint64_t wmma_ = 0;
     std::vector<SiteProfile> sites_;
@@ -179,14 +247,16 @@ private:
     std::size_t last_index_ = 0;
     SiteProfile unsited_;
     std::vector<std::uintptr_t> scratch_;
-    struct Keyed {
-        const AccessSite *site;
-        Op op;
-        std::uint32_t occurrence;
-        unsigned int lane;
-        const Entry *entry;
+    // The runs of the warp being flushed, by key (site, kind, space), then lane.
+    struct KeyRuns {
+        std::uintptr_t key;
+        unsigned char space;
+        std::size_t runs;  // how many; then where they end in sorted_
     };
-    std::vector<Keyed> keyed_;
+    std::vector<KeyRuns> keys_;
+    std::vector<std::uint32_t> key_of_run_;
+    std::vector<const ProfileRun *> sorted_;
+    std::vector<unsigned int> lane_of_;
     std::vector<LoadChain> chains_;  // of the warp being flushed
 };
 
