@@ -101,17 +101,21 @@ STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
+def _text(path):
+    """A source file's text, or "" where it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
 def _sources_with_includes(folder):
     """The program's files, and the files its quoted includes reach outside its folder
     (HeCBench's ../include/*.h, ../openmp-omp/reference.h), one level deep."""
     files = program_files(folder)
     for path in list(files):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        for name in QUOTED_INCLUDE.findall(text):
+        for name in QUOTED_INCLUDE.findall(_text(path)):
             included = os.path.normpath(os.path.join(os.path.dirname(path), name))
             if not included.startswith(folder + os.sep) and os.path.isfile(included):
                 files.append(included)
@@ -122,11 +126,7 @@ def prints_a_verdict(folder):
     """Whether some string in the program's sources is a verdict verdict.py reads (PASS,
     FAIL, "Test passed", ...): a program without one checks nothing it can tell."""
     for path in _sources_with_includes(folder):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError:
-            continue
+        text = _text(path)
         if any(SUCCESS.search(literal) or FAILURE.search(literal) for literal in STRING_LITERAL.findall(text)):
             return True
     return False
