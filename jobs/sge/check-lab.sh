@@ -5,6 +5,10 @@
 # marked EDIT, and submit it from the kit's top folder (where the Makefile is):
 #   cp jobs/sge/check-lab.sh my-check.sh      # edit LAB and CHECK in my-check.sh
 #   qsub my-check.sh                          # the verdicts: labkit-check.o<job id>
+# The grader's own budget for a lab, its worst case (every run at its time limit), is
+# `python3 -m grader budget LAB --gpus 1`; to ask for it
+# (it wins over the h_rt line below):
+#   qsub -l h_rt=$(python3 -m grader budget LAB --gpus 1 --seconds) my-check.sh
 # Each directive's comment is on the line above it: not every Grid Engine takes one after it.
 #
 # the shell that runs this script
@@ -39,4 +43,5 @@ if [ ! -f Makefile ] || [ ! -d "labs/$LAB" ]; then
 fi
 if [ -n "$MODULES" ]; then module load $MODULES; fi
 echo "job ${JOB_ID:-?} on $(hostname): $(nvidia-smi -L 2>/dev/null | head -n 1 || echo 'nvidia-smi not found')"
+echo "the grader's budget for lab $LAB on one GPU: $(python3 -m grader budget "$LAB" --gpus 1 --seconds 2>/dev/null || echo ?) s"
 eval "make check LAB=$LAB $CHECK"
