@@ -86,6 +86,7 @@ void BlockRunner::prepare_threads(const dim3 &block)
             thread.fiber = nullptr;
             thread.state = State::Exited;
             thread.wait = Wait::None;
+            thread.yielded = false;
         }
         warps_.resize((count_ + kWarpLanes - 1) / kWarpLanes);
         start_order_.resize(count_);
@@ -189,6 +190,7 @@ CUDAEMU_HOT void BlockRunner::enter(Thread &thread)
 {
     thread.state = State::Running;
     thread.wait = Wait::None;
+    thread.yielded = false;
     running_ = &thread;
     threadIdx = thread.index;
     lane_shared_traffic = 0;  // it starts, or its warp has caught up with it: a new step
@@ -322,6 +324,11 @@ bool BlockRunner::yield_running_thread()
     bool others_ready = ready_.size() > ready_head_;
     if (next_start_ >= count_ && !others_ready) return false;  // the only thread left: nothing to let run
     make_ready(thread.linear);
+    // It waits for others (a cuda::barrier's phase, a clock spin): lanes of its warp kept in step
+    // must not wait for it to reach them, or neither goes on (the barrier's last arrival among them).
+    thread.yielded = true;
+    unsigned int warp = thread.linear / kWarpLanes;
+    if (__builtin_expect(group_waiters_ != 0, 0) && warps_[warp].stepping) try_step(warp);
     // Threads not yet started go first: a thread that waits for the clock as the block's first
     // one (a spin on clock()) is then overtaken by all of them, as on an SM.
     Next next = next_start_ < count_ && !random_schedule_ ? Next{NextKind::Start, nullptr} : pick_next();
@@ -444,7 +451,9 @@ bool BlockRunner::warp_waits(unsigned int warp) const
 {
     const Warp &w = warps_[warp];
     for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
-        if ((w.live & (1u << lane)) && threads_[warp * kWarpLanes + lane].state != State::Waiting) return false;
+        if ((w.live & (1u << lane)) && threads_[warp * kWarpLanes + lane].state != State::Waiting &&
+            !threads_[warp * kWarpLanes + lane].yielded)
+            return false;
     return true;
 }
 

@@ -100,6 +100,7 @@ private:
         Wait wait;
         unsigned short warp_result;  // which of its warp's results to read when resumed
         unsigned int converged;      // the lanes of its coalesced group, once formed
+        bool yielded;                // gave its turn while it waits (a cuda::barrier, a clock spin)
     };
     // Lanes waiting in cg::coalesced_threads() at one call site.
     struct Convergence {
