@@ -121,7 +121,7 @@ def describe(step: Step | None, *, with_count: bool = True) -> str:
     if step[0] == "launch":
         _, key, name, grid, block, count = step
         shown = name if len(name) <= 60 and "(" not in name else key
-        times = (f" {count} time{'s' if count != 1 else ''}" if with_count else "")
+        times = f" {_times(count)}" if with_count else ""
         where = f" (grid {_dims(grid)}, block {_dims(block)})" if grid is not None else ""
         return f"launched {shown}{times}{where}"
     if step[0] == "copy":

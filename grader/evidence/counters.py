@@ -123,8 +123,13 @@ def what_ncu_said(output: str) -> str:
     """Nsight Compute's own error line from a run that left no figures (": ==ERROR== ..."), or the
     run's last line; empty when it printed nothing. A note's words, never a verdict's."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    said = next((line for line in lines if line.startswith("==ERROR==")), lines[-1] if lines else "")
+    said = _error_line(output) or (lines[-1] if lines else "")
     return f": {one_line(said[:200])}" if said else ""
+
+
+def _error_line(text: str) -> str:
+    """The first line of Nsight Compute's output that reports an error ("==ERROR== ..."), or ""."""
+    return next((line.strip() for line in text.splitlines() if "ERR" in line or "error" in line.lower()), "")
 
 
 def _number(text: str) -> int:
@@ -135,8 +140,8 @@ def parse_ncu_csv(text: str) -> dict[str, KernelTraffic] | str:
     """See the module's docstring."""
     start = text.find('"ID"')
     if start < 0:
-        said = next((line for line in text.splitlines() if "ERR" in line or "error" in line.lower()), "")
-        return "ncu reported no metrics" + (f": {said.strip()[:200]}" if said else " (no table in its output)")
+        said = _error_line(text)
+        return "ncu reported no metrics" + (f": {said[:200]}" if said else " (no table in its output)")
     by_metric = {metric: column for column, metric in METRICS.items()}
     traffic: dict[str, KernelTraffic] = {}
     launches: dict[str, set] = {}
