@@ -3,6 +3,7 @@ under the CPU emulator by default, so the suite runs in CI without a GPU; make t
 profile of a run by hand, for the work checks (grader/work.py, labs/<lab>/work_checks.py)."""
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from grader.intake import Source
 from grader.gpu import has_gpu
 from grader.labs import load_lab
 from grader.paths import BUILD_DIR, KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+from grader.program_files import remove_tree
 
 EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
 
@@ -28,6 +30,18 @@ def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: boo
     result = build_lab(load_lab(lab_id), src_root=source.root, build_dir=build_dir_for(source, emu, False), emu=emu)
     assert result.ok, result.log
     return result.programs[program]
+
+
+def hand_in(name: str, *folders: Path) -> Path:
+    """A corpus's submission copied where the grader keeps handed-in folders, build/unpacked/<name>,
+    each folder's files over the one's before (as intake does, without its checks: some entries
+    are wrong in ways intake would refuse). A sandbox user is granted the folders above the
+    sources it builds, so two gradings side by side must not share a kit folder above theirs."""
+    folder = BUILD_DIR / "unpacked" / name
+    remove_tree(folder)
+    for source in folders:
+        shutil.copytree(source, folder, symlinks=True, dirs_exist_ok=True)
+    return folder
 
 
 def run(argv, **kw) -> subprocess.CompletedProcess:

@@ -30,7 +30,6 @@ The table, one [name] entry a submission:
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -43,8 +42,7 @@ sys.path.insert(0, str(KIT))
 from grader.grade import Grader  # noqa: E402
 from grader.intake import Source
 from grader.labs import load_lab  # noqa: E402
-from grader.paths import BUILD_DIR  # noqa: E402
-from grader.program_files import remove_tree  # noqa: E402
+from grader.testing import hand_in  # noqa: E402
 
 TABLE = HERE / "expectations.toml"
 
@@ -128,14 +126,8 @@ def cases_for(expect: Expectation) -> list[str]:
 
 
 def handed_in(expect: Expectation) -> Path:
-    """The submission's folder copied where the grader keeps handed-in folders (as intake does,
-    without its checks: some entries are wrong in ways intake would refuse): a sandbox user is
-    granted the folders above the sources it builds, so two gradings side by side must not share
-    a folder of the kit's (tests/students/) above theirs."""
-    folder = BUILD_DIR / "unpacked" / f"student-{expect.name}"
-    remove_tree(folder)
-    shutil.copytree(expect.folder, folder, symlinks=True)
-    return folder
+    """The submission's folder as the grader takes a handed-in one (testing.hand_in)."""
+    return hand_in(f"student-{expect.name}", expect.folder)
 
 
 def grade(expect: Expectation, cases: list[str] | None = None, *, emu: bool = True, checks: bool = True):

@@ -12,7 +12,6 @@ compares the GPU record with the emulated run (grader/evidence/README.md); until
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -25,8 +24,8 @@ from grader.build import Source  # noqa: E402
 from grader.grade import Grader  # noqa: E402
 from grader.gpu import gpu_count  # noqa: E402
 from grader.labs import load_lab  # noqa: E402
-from grader.paths import BUILD_DIR, STARTER_DIR  # noqa: E402
-from grader.program_files import remove_tree  # noqa: E402
+from grader.paths import STARTER_DIR  # noqa: E402
+from grader.testing import hand_in  # noqa: E402
 
 TABLE = HERE / "expectations.toml"
 
@@ -91,15 +90,9 @@ def problems(entry: Entry, report, *, gpu: bool) -> list[str]:
 
 
 def handed_in(entry: Entry) -> Path:
-    """The submission as a student hands it in: the starter's files, with the entry's own on top
-    (an entry holds only the programs it was written for), in a folder of the grader's under
-    build/unpacked: a sandbox user is granted the folders above the sources it builds, so two
-    gradings side by side must not share a kit folder above theirs."""
-    folder = BUILD_DIR / "unpacked" / f"evidence-{entry.name}"
-    remove_tree(folder)
-    shutil.copytree(STARTER_DIR / entry.lab, folder)
-    shutil.copytree(entry.folder, folder, dirs_exist_ok=True)
-    return folder
+    """The submission as a student hands it in (testing.hand_in): the starter's files, with the
+    entry's own on top (an entry holds only the programs it was written for)."""
+    return hand_in(f"evidence-{entry.name}", STARTER_DIR / entry.lab, entry.folder)
 
 
 def grade(entry: Entry, *, gpu: bool):
