@@ -7,8 +7,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from grader.build import build_lab
 from grader.build import build_dir_for
 from grader.intake import Source
@@ -22,6 +20,10 @@ EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
 
 def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: bool = True) -> Path:
     """Builds <flavor> of the lab (solution or starter) and returns the program's path."""
+    # pytest here, not at the top: the corpora's scripts import this module (hand_in) where
+    # pytest is not installed, as a TA's own account on a GPU node.
+    import pytest
+
     if emu and not EMU_READY:
         pytest.skip("the CPU emulator (labs/emu) is not in this tree")
     if not emu and not has_gpu():
