@@ -1096,12 +1096,12 @@ __global__ void __launch_bounds__(S::THREADS, 1) plane_kernel(TensorPlanes plane
             __pipeline_wait_prior(S::STAGES - 2);
             __syncthreads();  // tile t in every thread's view; every warp done with tile t - 1's stage
             int next = t + S::STAGES - 1;
-            if (S::LATE_COPY)
+            if constexpr (S::LATE_COPY)
                 multiply_plane_tile<S>(plane_shared + (t % S::STAGES) * S::STAGE_FLOATS, wm, wn, lane, part);
             if (next < tiles)
                 copy_plane_tiles<S>(planes, bm, bn, next * S::BK, plane_shared + (next % S::STAGES) * S::STAGE_FLOATS);
             __pipeline_commit();
-            if (!S::LATE_COPY)
+            if constexpr (!S::LATE_COPY)
                 multiply_plane_tile<S>(plane_shared + (t % S::STAGES) * S::STAGE_FLOATS, wm, wn, lane, part);
         }
         add_pieces(acc, part);
