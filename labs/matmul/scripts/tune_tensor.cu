@@ -64,6 +64,7 @@ static const Candidate kCandidates[] = {
     PLANE(64, 128, 16, 32, 64, 4, 64, 16, true),  // both
     PLANE(64, 128, 16, 32, 64, 4, 64, 32, true),  // groups of 32
     PLANE(64, 128, 16, 64, 32, 4, 64),            // 64 x 32 warp pieces side by side
+    PLANE(64, 128, 16, 64, 32, 4, 64, 8, true),
     PLANE(128, 64, 16, 64, 32, 4, 64),            // 128 x 64 tiles
     PLANE(128, 64, 16, 64, 32, 4, 64, 8, true),
     PLANE(128, 64, 16, 64, 32, 4, 64, 16, true),
