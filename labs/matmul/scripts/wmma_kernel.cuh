@@ -3,8 +3,8 @@
 // The first tensor kernel of the reference solution (issue 36), through nvcuda::wmma: kept for
 // tune_tensor.cu's comparison with the mma.sync kernel that matmul_tensor launches now
 // (labs/matmul/NOTES.md, "The tensor kernel"). It shares the solution's tile copies
-// (copy_tensor_tiles), block order (block_origin) and launch checks (prepare_tensor_kernel):
-// include matmul.c first.
+// (copy_tensor_tiles, start_tensor_tile), block order (block_origin) and launch checks
+// (prepare_tensor_kernels_once): include matmul.c first.
 //
 // The block computes a BM × BN tile of C; each warp a WM × WN piece of it as 16 × 16
 // accumulator fragments. The tiles of A and B come by cp.async (__pipeline_memcpy_async)
@@ -135,23 +135,13 @@ tensor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *_
             wmma::fill_fragment(acc[i][j], 0.0f);
 
     const int tiles = (n + S::BK - 1) / S::BK;
-    // The first STAGES - 1 tiles in flight; one commit group per tile, empty past the last,
-    // so that "all but the newest STAGES - 2 groups done" always means "tile t has landed".
-    for (int t = 0; t < S::STAGES - 1; ++t) {
-        if (t < tiles)
-            copy_tensor_tiles<S, VEC4>(A, B, n, bm, bn, t * S::BK, As + t * S::A_FLOATS, Bs + t * S::B_FLOATS);
-        __pipeline_commit();
-    }
+    for (int t = 0; t < S::STAGES - 1; ++t)  // the first STAGES - 1 tiles in flight (as mma_kernel)
+        start_tensor_tile<S, VEC4>(A, B, n, bm, bn, t, tiles, As, Bs);
     for (int t = 0; t < tiles; ++t) {
         __pipeline_wait_prior(S::STAGES - 2);
-        // Tile t is in every thread's view, and every warp is done with tile t - 1, whose
-        // stage the copies below refill.
-        __syncthreads();
-        int next = t + S::STAGES - 1, next_stage = next % S::STAGES, stage = t % S::STAGES;
-        if (next < tiles)
-            copy_tensor_tiles<S, VEC4>(A, B, n, bm, bn, next * S::BK, As + next_stage * S::A_FLOATS,
-                                       Bs + next_stage * S::B_FLOATS);
-        __pipeline_commit();
+        __syncthreads();  // tile t in every thread's view; every warp done with tile t - 1's stage
+        start_tensor_tile<S, VEC4>(A, B, n, bm, bn, t + S::STAGES - 1, tiles, As, Bs);
+        const int stage = t % S::STAGES;
         if constexpr (S::FLUSH) {
 #pragma unroll
             for (int i = 0; i < S::FM; ++i)
@@ -202,12 +192,7 @@ tensor_kernel(const float *__restrict__ A, const float *__restrict__ B, float *_
 template <class S>
 static void launch_tensor(const float *A, const float *B, float *C, int n)
 {
-    static bool prepared = false;
-    if (!prepared) {
-        prepare_tensor_kernel(tensor_kernel<S, true>, S::SHARED_BYTES);
-        prepare_tensor_kernel(tensor_kernel<S, false>, S::SHARED_BYTES);
-        prepared = true;
-    }
+    prepare_tensor_kernels_once<S>(tensor_kernel<S, true>, tensor_kernel<S, false>);
     dim3 grid(blocks_to_cover(n, S::BN), blocks_to_cover(n, S::BM));
     if (n % 4 == 0)
         tensor_kernel<S, true><<<grid, S::THREADS, S::SHARED_BYTES>>>(A, B, C, n);
