@@ -170,6 +170,8 @@ def _address_taken(tokens, i):
     if i < 1 or tokens[i - 1].text != "&":
         return False
     before = tokens[i - 2] if i >= 2 else None
+    if before is not None and before.text == "&" and before.end == tokens[i - 1].start:
+        return False  # `c && a[i]`: the lexer's two `&` of a logical and
     # `a & b` is a bitwise and: a value comes before the `&`.
     return before is None or not (before.kind in ("ident", "number") and before.text not in KEYWORDS_BEFORE_VALUE
                                   or before.text in (")", "]"))

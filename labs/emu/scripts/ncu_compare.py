@@ -95,8 +95,9 @@ NOTES: dict[str, str] = {
     "reach them (`!inside ||` skips it, and a second read in `trkc + tckr`); nvcc loads it once per warp, "
     "before the branch, in every warp (ncu: one wavefront a warp, 320000 = 200 launches x 1600 warps). Loads "
     "kept in registers and hoisted are not modelled: this is the source-level figure.",
-    "fwStepKColumns": "shared-load wavefronts: as fwStepK's, for `tckr`: the source reads it in the test and in "
-    "the sum, nvcc once per warp.",
+    "fwStepKColumns": "shared-load wavefronts: the emulator counts the source's reads of `tckr`, in the test and "
+    "in the sum, by the lanes that reach them; nvcc loads it once per warp, before the branch. Loads kept in "
+    "registers and hoisted are not modelled: this is the source-level figure.",
     "relax_edges": "fewer stores in the emulator (5% of requests, 15% of sectors): it runs a warp's lanes "
     "one after another, so when two edges reach one vertex in a level, the second lane already reads the "
     "depth the first one stored and stores nothing, where on the GPU both lanes read -1 before either "
@@ -107,6 +108,14 @@ NOTES: dict[str, str] = {
     "and so the addresses of the later loads and stores, depend on the order the atomics ran: the GPU's and "
     "the emulator's orders differ (within 2% for loads, 7% for stores); a few bank conflicts of its shared "
     "queue likewise.",
+    "spmv_row_kernel": "global loads: the GPU's are more (10%); stores are equal. The emulator counts the "
+    "source's trips of the row loop (the longest row's in a warp, three loads a trip). Not yet checked in the "
+    "SASS; the likely cause is nvcc's unrolling of that loop (a body of several trips and a remainder): a warp "
+    "whose lanes' rows differ in length runs both and issues more loads than the source's trips.",
+    "spmv_row_part_kernel": "as spmv_row_kernel's, for the same loop over a row's first `line` nonzeros.",
+    "gather_kernel": "global loads: the emulator's are more. The source reads `row_ptr[row]` twice (in the test "
+    "and as the index); nvcc loads it once and keeps it in a register. The source-level figure.",
+    "mark_heads_kernel": "as gather_kernel's: `row_ptr[row]` read twice in the source, loaded once by nvcc.",
     "fill_adjacency": "the adjacency list's slots come from atomicAdd: the order differs from the GPU's, and "
     "so which sectors the stores touch (3 sectors of 7879).",
 }
