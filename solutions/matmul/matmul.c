@@ -180,7 +180,7 @@ void matmul_tiled_uncoalesced(const float *A, const float *B, float *C, int n, i
 //
 // The template's parameters let labs/matmul/scripts/tune_fast.cu time other shapes; FastShape
 // and SmallShape below are the ones matmul_fast launches, the best it measured on an H100
-// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.91/*/fig*/ of cuBLAS at n = 4096).
+// (labs/matmul/NOTES.md; make bench: /*fig matmul-bench matmul-bench.fast_4096_vs_cublas %.2f*/0.90/*/fig*/ of cuBLAS at n = 4096).
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int LY_, int LX_, int MIN_BLOCKS_ = 1, bool FRAG_PIPE_ = false,
           int GROUP_ = 0>
 struct TileShape {
