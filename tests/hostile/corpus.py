@@ -71,6 +71,8 @@ EXPECTED = {
     "exit_silently": Expect("WA", "wrote no output file"),
     "forged_stdout": Expect("WA", "entry 0:"),
     "forged_timing": Expect("AC", "correct", flagged="longer than the process lived"),
+    # the kit's own mark (a define and a #line) forged on a right kernel: it can only lose the points
+    "forged_origin": Expect("WORK", "built as the kit's harness"),
     "other_stream": Expect("AC", "correct", flagged="work left running on another stream?", gpu_only=True),
     "daemon": Expect("CE", "calls execv"),  # grader/tests/test_sandbox.py runs one
     "read_secret": Expect("RE", "secret: (none)"),
