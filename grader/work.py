@@ -296,7 +296,7 @@ def judge(rules: WorkRules, facts: CaseFacts, profile: dict | None) -> str | Non
     if launched:
         return (f"the run launched {kernels(launched)} from code built as the kit's harness (at "
                 f"{launched[0].get('file') or '?'}:{launched[0].get('line', 0)}), and the harness launches no kernel "
-                f"in a graded case: build your kernels as your own (remove any CUDAEMU_HARNESS define)")
+                f"in a graded case: launch your kernels from your own code, without the harness's mark (CUDAEMU_HARNESS)")
     if rules.computed_by_kernels != "off" and facts.name not in rules.exempt_cases:
         reason = computed_by_kernels(profile, facts, rules.computed_by_kernels)
         if reason:
