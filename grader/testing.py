@@ -27,7 +27,8 @@ def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: boo
     if not emu and not has_gpu():
         pytest.skip("GPU test: no CUDA GPU on this machine")
     source = Source(flavor, SOLUTIONS_DIR if flavor == "solution" else STARTER_DIR)
-    result = build_lab(load_lab(lab_id), src_root=source.root, build_dir=build_dir_for(source, emu, False), emu=emu)
+    result = build_lab(load_lab(lab_id), src_root=source.root, build_dir=build_dir_for(source, emu, False), emu=emu,
+                       submission=source.submission)
     assert result.ok, result.log
     return result.programs[program]
 

@@ -200,7 +200,7 @@ def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log
     try:
         for name in names:
             start = time.monotonic()
-            report = grade_one(name, Source(f"sub-hostile-{name}", HERE / name), emu=emu, sandbox=sandbox)
+            report = grade_one(name, Source(f"sub-hostile-{name}", HERE / name, submission=True), emu=emu, sandbox=sandbox)
             result = report.results[0]
             sandbox_active = any(n.startswith("sandbox on") for n in report.notes)
             expect = EXPECTED[name]
