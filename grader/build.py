@@ -117,9 +117,11 @@ class SourceBuilds:
         self._made[self.emu, self.asan] = build
 
 
-def first_error(log: str) -> str:
+def first_error(log: str, *, emu: bool = False) -> str:
     """The line a student should read first: the compiler's first error, the linker's missing or
-    doubled function, else the last line (never a compiler's command line)."""
+    doubled function, else the last line (never a compiler's command line). A runtime function
+    CUDA removed gets its replacement named under nvcc (which says only that the identifier is
+    undefined); the emulator's own error names it already (cuda_emu/removed_api.h)."""
     lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("make")]
     link = re.search(r"undefined reference to [`'](.+?)'", log)
     if link:
@@ -134,7 +136,7 @@ def first_error(log: str) -> str:
     lines = [line for line in lines if not re.match(r"^\S*(g\+\+|gcc|nvcc|c\+\+)\s", line)]
     for line in lines:
         if _ERROR_LINE.search(line):
-            return _with_replacement(line)
+            return line if emu else _with_replacement(line)
     if lines:
         return lines[-1]
     made = [line.strip() for line in log.splitlines() if line.startswith("make")]  # make's own, last
@@ -142,8 +144,6 @@ def first_error(log: str) -> str:
 
 
 def _with_replacement(line: str) -> str:
-    if "was removed from CUDA" in line:  # the emulator's own message says it already
-        return line
     for removed, replacement in REMOVED_API.items():
         if re.search(rf"\b{removed}\b", line):
             return f"{line} ({removed} was removed from CUDA; use {replacement})"
@@ -259,7 +259,7 @@ def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *,
     if stopped:
         return BuildResult(False, programs, log, stopped)
     if outcome.exit_code != 0:
-        return BuildResult(False, programs, log, one_line(first_error(outcome.stderr or outcome.stdout)))
+        return BuildResult(False, programs, log, one_line(first_error(outcome.stderr or outcome.stdout, emu=emu)))
     if check_symbols:
         objects = {name: build_dir / lab.id / f"{name}.o" for name in lab.programs}
         refused, grader_error = symbols.check(lab, objects, sandbox=sandbox, view=[Mount(build_dir)])

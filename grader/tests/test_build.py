@@ -36,6 +36,9 @@ def test_a_link_error_names_the_missing_function_not_a_command_line():
 def test_a_removed_cuda_function_is_named_with_its_replacement():
     log = 'fw.cu(40): error: identifier "cudaThreadSynchronize" is undefined\n'
     assert first_error(log).endswith("(cudaThreadSynchronize was removed from CUDA; use cudaDeviceSynchronize)")
+    said = ("fw.c:67: error: call to 'cudaThreadSynchronize' declared with attribute error: cudaThreadSynchronize "
+            "was removed from CUDA (nvcc 13 does not declare it); use cudaDeviceSynchronize")
+    assert first_error(said + "\n", emu=True) == said  # the emulator's own error says it once
 
 
 @needs_nvcc
