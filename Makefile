@@ -148,7 +148,7 @@ ifeq ($(EMU),)
 else
   define compile_cuda
 	@mkdir -p $(@D)
-	$(EMU_NVCC) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) -c $< -o $@
+	$(EMU_NVCC) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) $(ORIGIN_EMUFLAGS) -c $< -o $@
   endef
   LINK = $(EMU_NVCC) $(ALL_EMUFLAGS) $(EXTRA_EMUFLAGS) $(filter %.o,$^) --emu-runtime=$(EMU_LIB) -o $@ $(EXTRA_EMU_LDLIBS)
   TOOLCHAIN := $(EMU_CXX)
@@ -157,11 +157,14 @@ else
 endif
 
 # Harness and common sources: .cu and .cpp alike go through the CUDA compiler (or the
-# emulator), so harness code may call the CUDA runtime.
+# emulator), so harness code may call the CUDA runtime. Under the emulator they are marked as the
+# harness (-DCUDAEMU_HARNESS): the profile records that origin with each launch and copy they make,
+# which is how the grader tells the kit's work from the student's (grader/work.py).
 $(BUILD)/obj/%.cu.o: %.cu $(EMU_OBJ_DEPS)
 	$(compile_cuda)
 $(BUILD)/obj/%.cpp.o: %.cpp $(EMU_OBJ_DEPS)
 	$(compile_cuda)
+$(BUILD)/obj/%.cu.o $(BUILD)/obj/%.cpp.o: ORIGIN_EMUFLAGS := -DCUDAEMU_HARNESS
 # Student files, copied from .c to .cu first.
 $(BUILD)/%.o: $(BUILD)/%.cu $(EMU_OBJ_DEPS)
 	$(compile_cuda)

@@ -31,7 +31,7 @@ from grader.intake import Source
 from grader.labs import Lab
 from grader.limits import Limits, MB
 from grader.makefrag import make_variables
-from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, SOLUTIONS_DIR, STARTER_DIR
+from grader.paths import BUILD_DIR, KIT_ROOT, LABS_DIR, STARTER_DIR
 from grader.program_files import remove_tree
 from grader.run import run_program
 from grader.sandbox import Mount, Sandbox, clean_env, sandbox_for
@@ -95,7 +95,7 @@ class SourceBuilds:
         if (emu, asan) not in self._made:
             self._made[emu, asan] = build_lab(self.lab, src_root=self.source.root, emu=emu, asan=asan,
                                               build_dir=build_dir_for(self.source, emu, asan, self.root()),
-                                              sandbox=self.sandbox)
+                                              submission=self.source.submission, sandbox=self.sandbox)
         return self._made[emu, asan]
 
     def root(self) -> Path:
@@ -117,9 +117,11 @@ class SourceBuilds:
         self._made[self.emu, self.asan] = build
 
 
-def first_error(log: str) -> str:
+def first_error(log: str, *, emu: bool = False) -> str:
     """The line a student should read first: the compiler's first error, the linker's missing or
-    doubled function, else the last line (never a compiler's command line)."""
+    doubled function, else the last line (never a compiler's command line). A runtime function
+    CUDA removed gets its replacement named under nvcc (which says only that the identifier is
+    undefined); the emulator's own error names it already (cuda_emu/removed_api.h)."""
     lines = [line.strip() for line in log.splitlines() if line.strip() and not line.startswith("make")]
     link = re.search(r"undefined reference to [`'](.+?)'", log)
     if link:
@@ -134,7 +136,7 @@ def first_error(log: str) -> str:
     lines = [line for line in lines if not re.match(r"^\S*(g\+\+|gcc|nvcc|c\+\+)\s", line)]
     for line in lines:
         if _ERROR_LINE.search(line):
-            return _with_replacement(line)
+            return line if emu else _with_replacement(line)
     if lines:
         return lines[-1]
     made = [line.strip() for line in log.splitlines() if line.startswith("make")]  # make's own, last
@@ -142,8 +144,6 @@ def first_error(log: str) -> str:
 
 
 def _with_replacement(line: str) -> str:
-    if "was removed from CUDA" in line:  # the emulator's own message says it already
-        return line
     for removed, replacement in REMOVED_API.items():
         if re.search(rf"\b{removed}\b", line):
             return f"{line} ({removed} was removed from CUDA; use {replacement})"
@@ -197,9 +197,12 @@ def _view(lab: Lab, src_dir: Path, harness: Path, build_dir: Path, emu: bool) ->
     return view
 
 
-def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: bool = False,
+def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, submission: bool, asan: bool = False,
               sandbox: Sandbox | None = None, check_symbols: bool = True) -> BuildResult:
-    """Builds the lab's programs from src_root (its <lab>/ folder, or itself) into build_dir."""
+    """Builds the lab's programs from src_root (its <lab>/ folder, or itself) into build_dir.
+    submission: whether the code is untrusted (the caller's Source.submission, or True for any code
+    that is not the kit's own starter or solution): it sets the sandbox's strictness and clears the
+    build folder first. Never read from where src_root is."""
     arch = None if emu else os.environ.get("ARCH") or gpu_arch()
     harness, failed = build_harness(lab, emu=emu, asan=asan, arch=arch)
     if failed:
@@ -211,17 +214,16 @@ def build_lab(lab: Lab, *, src_root: Path, build_dir: Path, emu: bool, asan: boo
         # other's half-written objects.
         with build_lock(f"build-{build_dir.name}-{lab.id}"):
             result = _build_programs(lab, src_root, build_dir, harness, arch=arch, emu=emu, asan=asan,
-                                     sandbox=sandbox, check_symbols=check_symbols)
+                                     submission=submission, sandbox=sandbox, check_symbols=check_symbols)
     # Why not, as the student reads it: one line, the grader's folders off the file names.
     return replace(result, reason=one_line(shorten_paths(result.reason, src_root)))
 
 
 def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *, arch: str | None, emu: bool,
-                    asan: bool, sandbox: Sandbox | None, check_symbols: bool) -> BuildResult:
+                    asan: bool, submission: bool, sandbox: Sandbox | None, check_symbols: bool) -> BuildResult:
     src_dir = src_root / lab.id if (src_root / lab.id).is_dir() else src_root
-    trusted = any(src_root == Path(tree).resolve() for tree in (STARTER_DIR, SOLUTIONS_DIR))
-    sandbox = sandbox or sandbox_for(None, submission=not trusted)
-    if trusted and sandbox.kind == "user":
+    sandbox = sandbox or sandbox_for(None, submission=submission)
+    if not submission and sandbox.kind == "user":
         # The kit's own code, built as root: no sandbox user needs to see the reference's
         # folders (and two graders building it at once never hand them to two users).
         sandbox = Sandbox(False, "the kit's own code")
@@ -234,7 +236,7 @@ def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *,
     # A submission's part always from nothing: an object left by an earlier build (one made with
     # the sandbox off, or from other files of the same name) must never be linked into this one.
     # The kit's own trees (starter/, solutions/) keep make's timestamps.
-    if not trusted:
+    if submission:
         remove_tree(build_dir / lab.id)
     build_dir.mkdir(parents=True, exist_ok=True)
     (build_dir / "obj").mkdir(exist_ok=True)
@@ -257,7 +259,7 @@ def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *,
     if stopped:
         return BuildResult(False, programs, log, stopped)
     if outcome.exit_code != 0:
-        return BuildResult(False, programs, log, one_line(first_error(outcome.stderr or outcome.stdout)))
+        return BuildResult(False, programs, log, one_line(first_error(outcome.stderr or outcome.stdout, emu=emu)))
     if check_symbols:
         objects = {name: build_dir / lab.id / f"{name}.o" for name in lab.programs}
         refused, grader_error = symbols.check(lab, objects, sandbox=sandbox, view=[Mount(build_dir)])

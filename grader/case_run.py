@@ -228,8 +228,12 @@ class CaseRunner:
             return self._hidden_ready[case.name]
         return prepare(self.lab, case)
 
+    def builds_for(self, plan: RunPlan) -> SourceBuilds:
+        """The builds of the source the plan runs: the reference's for a REFERENCE plan."""
+        return self.reference if plan.purpose == REFERENCE else self.builds
+
     def build_for(self, plan: RunPlan) -> BuildResult:
-        builds = self.reference if plan.purpose == REFERENCE else self.builds
+        builds = self.builds_for(plan)
         if plan.build == GRADED:
             return builds.graded()
         return builds.get(True, plan.build == EMULATED_ASAN)
@@ -258,7 +262,8 @@ class CaseRunner:
                                             extra_view=view, folder_env=folder_env)
         run = PlanRun(plan, AC, "", outcome, figures)
         try:
-            run.verdict, run.reason = judge(self.lab, ready, outcome, output)
+            own_files = self.builds_for(plan).source.files(self.lab)
+            run.verdict, run.reason = judge(self.lab, ready, outcome, output, own_files)
             run.profile = output.read_profile() if plan.profile else None
             if plan.profile and run.verdict == AC:  # a reason that says more than "correct" (a flood's note) stays
                 work, why = work_verdict(self.lab, ready, plan, run.profile)
@@ -285,11 +290,13 @@ def metric(figures: dict, outcome: RunOutcome, metric: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput) -> tuple[str, str]:
+def judge(lab: Lab, ready: ReadyCase, outcome: RunOutcome, output: CaseOutput,
+          own_files: tuple[Path, ...] = ()) -> tuple[str, str]:
     """Correctness alone: (AC or WA or a run failure, reason). The output is compared only when
-    the run ended normally; the verdict itself is verdict.determine_verdict's."""
+    the run ended normally; the verdict itself is verdict.determine_verdict's. own_files: the
+    student's files as built (Source.files), whose lines a run failure's reason names."""
     mismatch = None
-    failure = runtime_error(outcome, ready.case.time_limit_s, output.read_findings())
+    failure = runtime_error(outcome, ready.case.time_limit_s, output.read_findings(), own_files)
     if failure is None:
         rule = ready.case.compare or lab.compare
         opened = open_left(output.folder_fd, output.name, output_cap(rule, ready.expected_path.stat().st_size),

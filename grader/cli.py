@@ -143,7 +143,7 @@ def cmd_bench(args) -> int:
         print(f"note: solutions/{lab.id} is absent: benchmarking your own code (starter/{lab.id})")
         source = Source("starter", STARTER_DIR)
     build_dir = build_dir_for(source, args.emu, False)
-    build = build_lab(lab, src_root=source.root, build_dir=build_dir, emu=args.emu)
+    build = build_lab(lab, src_root=source.root, build_dir=build_dir, emu=args.emu, submission=source.submission)
     if not build.ok:
         print(build.log, file=sys.stderr)
         return _fail(f"{source.root.name}/{lab.id} did not build: {build.reason}")

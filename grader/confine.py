@@ -102,8 +102,10 @@ def _fs_rights(abi: int) -> int:
     return rights
 
 
-def landlock(read: list[str], write: list[str], abi: int, listed: list[str] = ()) -> None:
-    """Allows reading `read`, listing (names only) the folders `listed`, writing `write`."""
+def landlock(read: list[str], write: list[str], abi: int, listed: list[str] = (), devices: list[str] = ()) -> None:
+    """Allows reading `read`, listing (names only) the folders `listed`, writing `write`, and
+    reading, writing and ioctl on the device nodes `devices` (the sandbox names them: /dev/null,
+    the GPU's), which are no one's files to change."""
     handled = _fs_rights(abi)
     net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
     scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
@@ -111,7 +113,8 @@ def landlock(read: list[str], write: list[str], abi: int, listed: list[str] = ()
     ruleset = _check(libc.syscall(SYS_CREATE_RULESET, attr, len(attr), 0), "landlock_create_ruleset")
     file_only = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | (FS_TRUNCATE | FS_IOCTL_DEV) & handled
     readable = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
-    for paths, rights in ((read, readable), (listed, FS_READ_DIR), (write, handled)):
+    device = readable | (FS_WRITE_FILE | FS_IOCTL_DEV) & handled
+    for paths, rights in ((read, readable), (devices, device), (listed, FS_READ_DIR), (write, handled)):
         for path in paths:
             try:
                 fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -120,8 +123,6 @@ def landlock(read: list[str], write: list[str], abi: int, listed: list[str] = ()
             try:
                 is_dir = os.path.isdir(f"/proc/self/fd/{fd}")
                 allowed = rights if is_dir else rights & file_only
-                if path.startswith("/dev/"):
-                    allowed |= (FS_WRITE_FILE | FS_IOCTL_DEV) & handled & file_only
                 rule = struct.pack("<Qi", allowed, fd)
                 _check(libc.syscall(SYS_ADD_RULE, ruleset, RULE_PATH_BENEATH, rule, 0), f"landlock_add_rule {path}")
             finally:
@@ -190,7 +191,7 @@ def confine(spec: dict) -> None:
         abi = landlock_abi()
         if abi < 1:
             raise Refused("Landlock is not available in this kernel")
-        landlock(spec.get("read", []), spec.get("write", []), abi, spec.get("list", []))
+        landlock(spec.get("read", []), spec.get("write", []), abi, spec.get("list", []), spec.get("devices", []))
     seccomp(os.getpid())
 
 

@@ -52,6 +52,12 @@ class Source:
         """A reason with the grader's own folders taken off the student's file names (text.shorten_paths)."""
         return shorten_paths(reason, self.root)
 
+    def files(self, lab: Lab) -> tuple[Path, ...]:
+        """The student's files of `lab` where its build reads them: what a report's frames name as
+        the student's (verdict.memcheck_finding)."""
+        base = submission_folder(self.root, lab)
+        return tuple(base / f"{program}.c" for program in lab.programs)
+
 
 def source_for(args, lab: Lab) -> Source:
     """What `grader check` grades: --submission's folder or tarball, taken in (intake below),

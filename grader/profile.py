@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"profile: no case {args.case!r} in lab {lab.id}: see testcases/{lab.id}/cases.toml", file=sys.stderr)
         return 2
     build = build_lab(lab, src_root=root, build_dir=BUILD_DIR / f"emu-profile-{Path(root).name}", emu=True,
-                      sandbox=sandbox_for("off"))
+                      submission=bool(args.submission) and not args.solution, sandbox=sandbox_for("off"))
     if not build.ok:
         print(f"profile: the emulated build of {root} failed: {build.reason}", file=sys.stderr)
         return 1

@@ -281,8 +281,9 @@ def run_program(argv: list[str], *, time_limit_s: float, cwd: Path | None = None
         started = any("child-pid" in status for status in statuses)
         if not started and not timed_out and not watchdog.limit_hit:
             lines = err.text().strip().splitlines() or [f"bwrap exit status {code}"]
-            # The sandbox's own launcher (labkit-confine, Python) failing says why on its last line.
-            sandbox_error = lines[-1] if lines[0].startswith("Traceback") else lines[0]
+            # Why is the last line: bwrap's fatal error, or the exception that ends the sandbox's
+            # own launcher's (labkit-confine's) traceback.
+            sandbox_error = lines[-1]
         elif exit_code is not None and 128 < exit_code <= 128 + 64 and \
                 not any(status.get("exec") == CONFINE_EXEC for status in statuses):
             # bwrap passes a child's death by signal N on as exit status 128 + N.

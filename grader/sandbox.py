@@ -57,7 +57,8 @@ CONFINE = Path(__file__).resolve().parent / "confine.py"
 # rule resolves /proc/self in the launcher, whose pid the program keeps; a program started by a
 # supervising tool, compute-sanitizer, has a pid of its own: then /proc, where a process may
 # write only what its own user may).
-SYSTEM_FILES = ("/proc", "/sys", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+SYSTEM_FILES = ("/proc", "/sys")
+SYSTEM_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")  # written too
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/passwd", "/etc/group",
              "/etc/nsswitch.conf", "/etc/localtime", "/etc/alternatives")
@@ -239,7 +240,8 @@ class Sandbox:
         write: `work`), and for the user kind the files and folders handed to the sandbox user.
         A Mount shown elsewhere (target) is copied there first: no namespace can remap a path."""
         reads = [*SYSTEM_DIRS, *_library_dirs(), *(toolchain_dirs() if toolchain else []), *ETC_FILES,
-                 *SYSTEM_FILES, *(gpu_device_nodes() if gpu else [])]
+                 *SYSTEM_FILES]
+        devices = [*SYSTEM_DEVICES, *(gpu_device_nodes() if gpu else [])]
         writes = [work, "/proc" if supervised else "/proc/self"]
         user = self.user
         if user is not None:
@@ -265,7 +267,7 @@ class Sandbox:
             reads.append(next((tree for tree in (LABS_DIR, STARTER_DIR) if tree in path.parents), path))
         readable, listed = _allowed(reads, hide)
         spec = {"read": [str(p) for p in readable], "list": [str(p) for p in listed],
-                "write": [str(p) for p in writes],
+                "write": [str(p) for p in writes], "devices": devices,
                 "landlock": self.landlock_abi > 0, "env": {"TMPDIR": str(work)},
                 "chdir": str(Path(chdir).resolve() if chdir else work), "status_fd": status_fd}
         if user is not None:

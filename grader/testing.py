@@ -29,7 +29,8 @@ def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: boo
     if not emu and not has_gpu():
         pytest.skip("GPU test: no CUDA GPU on this machine")
     source = Source(flavor, SOLUTIONS_DIR if flavor == "solution" else STARTER_DIR)
-    result = build_lab(load_lab(lab_id), src_root=source.root, build_dir=build_dir_for(source, emu, False), emu=emu)
+    result = build_lab(load_lab(lab_id), src_root=source.root, build_dir=build_dir_for(source, emu, False), emu=emu,
+                       submission=source.submission)
     assert result.ok, result.log
     return result.programs[program]
 
@@ -77,18 +78,20 @@ PROFILE_WRITERS = [
     {"id": KERNEL_WRITER, "kind": "kernel", "name": "k", "file": "sub/lab/lab.c", "line": 9, "device": 0},
     {"id": HOST_WRITER, "kind": "host_copy", "name": "cudaMemcpy", "file": "sub/lab/lab.c", "line": 40, "device": 0},
     {"id": HARNESS_WRITER, "kind": "host_copy", "name": "cudaMemcpy", "file": "labs/lab/main.cpp", "line": 140,
-     "device": 0},
+     "origin": "harness", "device": 0},
 ]
 
 
-def profile_launch(kernel="k", threads=256, loads=None, shared_loads=0, file="sub/lab/x.c", device=0) -> dict:
+def profile_launch(kernel="k", threads=256, loads=None, shared_loads=0, file="sub/lab/x.c", device=0,
+                   origin="program") -> dict:
     """One launch: a global load site (`loads`: requests, sectors, bytes, accesses), and a shared
-    one where `shared_loads` requests are asked for."""
+    one where `shared_loads` requests are asked for; `origin` "harness" where the kit's harness made it."""
     sites = [{"file": file, "line": 3, "name": "A", "global_load": loads or {"requests": 1, "sectors": 4,
                                                                             "bytes": 128, "accesses": 32}}]
     if shared_loads:
         sites.append({"file": file, "line": 4, "name": "tile", "shared_load": {"requests": shared_loads}})
-    return {"kernel": kernel, "file": file, "line": 1, "device": device, "threads": threads, "sites": sites}
+    return {"kernel": kernel, "file": file, "line": 1, "origin": origin, "device": device, "threads": threads,
+            "sites": sites}
 
 
 def result_part(writers, device=0, changed=False) -> dict:

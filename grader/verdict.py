@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,17 +119,18 @@ def _cuda_error_reason(findings) -> str:
     return f"{error}; {text}" if text and text not in error else error
 
 
-def runtime_error(outcome: RunOutcome, time_limit_s: float, findings: tuple[dict, ...] | list[dict] = ()) \
-        -> tuple[str, str] | None:
+def runtime_error(outcome: RunOutcome, time_limit_s: float, findings: tuple[dict, ...] | list[dict] = (),
+                  own_files: Collection[Path] = ()) -> tuple[str, str] | None:
     """(verdict, reason) when the run itself failed; None when it ran to a normal end. Decided from
     the outcome (exit status, signal, limits) alone; the reason from the run's findings (what the
     harness and the emulator recorded as data: labs/common/findings.h, the emulator's
-    reports/findings.h) and from the tools' own reports (AddressSanitizer's)."""
+    reports/findings.h) and from the tools' own reports (AddressSanitizer's, whose frame in one of
+    `own_files`, the student's files as built: Source.files, is named)."""
     if outcome.sandbox_error:
         return IE, f"grader error, not yours: the sandbox did not start ({outcome.sandbox_error})"
     code = outcome.exit_code
     if code == EXIT_MEMCHECK:
-        return RE, memcheck_finding(outcome.stderr) or \
+        return RE, memcheck_finding(outcome.stderr, own_files) or \
             f"exited with status {EXIT_MEMCHECK}, AddressSanitizer's: it found a bad memory access (its report was cut off)"
     if EXIT_RACE is not None and code == EXIT_RACE:
         race = _found(findings, "emulator", "race")
@@ -162,17 +164,16 @@ def runtime_error(outcome: RunOutcome, time_limit_s: float, findings: tuple[dict
     return RE, f"exited with status {code}" + (f": {_last_line(outcome.stderr)}" if outcome.stderr.strip() else "")
 
 
-def _kit_or_system(where: str) -> bool:
-    """Whether a frame's "file:line" is the kit's (a harness, the emulator's headers and runtime,
-    relative to the kit's root or not) or the C library's and compiler's, not the student's."""
-    if where.startswith(("../", "/usr/")) or "libc" in where:
-        return True
-    return (KIT_ROOT / where.rsplit(":", 1)[0]).resolve().is_relative_to(LABS_DIR.resolve())
+def _frame_file(where: str) -> Path:
+    """A frame's "file:line" as the file it names: the build's #line gives the student's file
+    relative to the kit's root (or absolute, outside it)."""
+    return (KIT_ROOT / where.rsplit(":", 1)[0]).resolve()
 
 
-def memcheck_finding(stderr: str) -> str:
-    """AddressSanitizer's finding in one line, with the first frame in the student's own file
-    (not the harness's, not the C library's), or ''."""
+def memcheck_finding(stderr: str, own_files: Collection[Path] = ()) -> str:
+    """AddressSanitizer's finding in one line, with the first frame in one of `own_files` (the
+    student's files as built; never the harness's, the emulator's or the C library's), or ''."""
+    own = {Path(file).resolve() for file in own_files}
     first = _line(stderr, r"ERROR: AddressSanitizer")
     if not first:
         return ""
@@ -181,8 +182,9 @@ def memcheck_finding(stderr: str) -> str:
     # "#0 0x55d0 in add_kernel(float*, int) sub/lab/add.c:9" (a signature may
     # hold spaces; the file is the frame's last word, with its line and perhaps a column).
     frames = re.findall(r"^\s*#\d+ 0x[0-9a-f]+ in (.+) (\S+\.(?:c|cu|cpp|h|cuh):\d+)(?::\d+)?\s*$", stderr, re.M)
-    own = next((f"{function.split('(')[0]} {where}" for function, where in frames if not _kit_or_system(where)), "")
-    at = f" at {own}" if own else ""
+    first_own = next((f"{function.split('(')[0]} {where}" for function, where in frames
+                      if _frame_file(where) in own), "")
+    at = f" at {first_own}" if first_own else ""
     if kind == "SEGV":
         return f"killed by SIGSEGV (Segmentation fault): AddressSanitizer caught it{at}"
     action = _line(stderr, r"^(READ|WRITE) of size")

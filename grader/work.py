@@ -27,6 +27,16 @@ about one lab is that lab's: labs/<lab>/work_checks.py defines functions
 total, kernels); grader/labs.py loads it, and a name is looked up there first, then here. Their
 tests are the lab's: tests/<lab>/.
 
+Whose work is whose: the profile marks each launch and each copy with its origin, "harness" where
+the trusted build of the kit's own sources made it (they alone are compiled with
+-DCUDAEMU_HARNESS: the Makefile's harness objects, labs/emu/CONTRACT.md), else "program"; a file
+name decides nothing (a student's `#line 1 "labs/x/main.cpp"` changes only what a reason shows).
+Code in the student's process can forge the mark (tests/hostile/forged_origin does), so the mark
+may only ever cost them where it can: the harness launches no kernel in a graded case, so a
+harness launch in one is refused (judge), and a harness kernel's bytes are never counted as the
+kernels' (computed_by_kernels). What it still gives is the harness's host copies: in "any" mode a
+result no kernel changed passes when the harness's upload alone wrote it.
+
 Where the profile comes from: under the emulator, the first run of each case writes it into its
 work folder (grade.py's run_case sets EMU_PROFILE; the case's other runs, in a random order or
 on other device counts, make none). A GPU run has none: on a GPU node each case that is not
@@ -35,7 +45,6 @@ GPU-sized runs once more under the emulated build (case_grade.py, CaseGrader._wo
 
 from __future__ import annotations
 
-import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +55,7 @@ if TYPE_CHECKING:
 
 WORK = "WORK"  # the verdict (grader/verdict.py)
 PROFILE_NAME = "profile.json"
-KIT_FILE = re.compile(r"(^|/)labs/[a-z_]+/")  # the kit's harness and emulator, not the student's
+HARNESS_ORIGIN = "harness"  # a launch's or writer's "origin" when the kit's harness made it (profile_report.cpp)
 
 
 class WorkConfigError(Exception):
@@ -154,8 +163,17 @@ def case_facts(rules: WorkRules, case: Case, input_path: Path | None, devices: i
 
 
 # ---- Reading the profile.
+def from_harness(entry: dict) -> bool:
+    """A launch, writer or timeline event the kit's harness made (its "origin")."""
+    return entry.get("origin") == HARNESS_ORIGIN
+
+
 def student_launches(profile: dict) -> list[dict]:
-    return [launch for launch in profile.get("launches", []) if not KIT_FILE.search(launch.get("file", ""))]
+    return [launch for launch in profile.get("launches", []) if not from_harness(launch)]
+
+
+def harness_launches(profile: dict) -> list[dict]:
+    return [launch for launch in profile.get("launches", []) if from_harness(launch)]
 
 
 def total(launches: list[dict], kind: str, field_name: str) -> int:
@@ -197,14 +215,15 @@ def computed_by_kernels(profile: dict, facts: CaseFacts, mode: str) -> str | Non
                         f"{part.get('file') or '?'}:{part.get('line', 0)}: the kernels must compute all of it")
             for writer_id, count in part.get("writers", []):
                 writer = writers.get(writer_id, {})
-                if writer.get("kind") == "kernel":
+                if writer.get("kind") == "kernel" and not from_harness(writer):
                     kernel_bytes += count
-                elif writer.get("kind") == "host_copy":
+                elif writer.get("kind") in ("host_copy", "kernel"):  # a harness kernel: not the student's kernels
                     host_copies[writer_id] = host_copies.get(writer_id, 0) + count
                 else:
                     other += count
         total = max(1, output.get("bytes", 1))
-        students = {w: c for w, c in host_copies.items() if not KIT_FILE.search(writers[w].get("file", ""))}
+        students = {w: c for w, c in host_copies.items()
+                    if writers[w].get("kind") == "kernel" or not from_harness(writers[w])}
         if mode == "all" and kernel_bytes < total:
             if host_copies:
                 worst = max(host_copies, key=host_copies.get)
@@ -273,6 +292,11 @@ def judge(rules: WorkRules, facts: CaseFacts, profile: dict | None) -> str | Non
     if profile is None:
         return ("the emulator's profile of the run is missing (it is written at exit): did the program end "
                 "with _exit() or a signal? let main() return")
+    launched = harness_launches(profile)
+    if launched:
+        return (f"the run launched {kernels(launched)} from code built as the kit's harness (at "
+                f"{launched[0].get('file') or '?'}:{launched[0].get('line', 0)}), and the harness launches no kernel "
+                f"in a graded case: launch your kernels from your own code, without the harness's mark (CUDAEMU_HARNESS)")
     if rules.computed_by_kernels != "off" and facts.name not in rules.exempt_cases:
         reason = computed_by_kernels(profile, facts, rules.computed_by_kernels)
         if reason:

@@ -276,7 +276,7 @@ def prepare_shared(lab, emu: bool, groups: tuple[str, ...], secret: Secret | Non
         if (SOLUTIONS_DIR / lab.id).is_dir():
             solution = Source("solution", SOLUTIONS_DIR)
             build = build_lab(lab, src_root=solution.root, build_dir=build_dir_for(solution, emu, False),
-                              emu=emu)
+                              emu=emu, submission=solution.submission)
             if not build.ok:
                 return (f"the reference solution does not build on {socket.gethostname()} "
                         f"({build.reason}): the toolchain there is broken (a module not loaded?)")
@@ -325,7 +325,7 @@ def build_only(plan: Plan, sub: Submission) -> None:
     except SubmissionError:
         return  # the grading stage records the refusal
     build_lab(lab, src_root=root, build_dir=build_dir_for(submission_source(sub, root), plan.emu, False),
-              emu=plan.emu, sandbox=sandbox_for(plan.sandbox, submission=True))
+              emu=plan.emu, submission=True, sandbox=sandbox_for(plan.sandbox, submission=True))
 
 
 def grade_one(plan: Plan, sub: Submission, *, where: str, log=print) -> dict:

@@ -15,8 +15,8 @@ and bytes) and the memsets (bytes). Copies between two devices are compared apar
 (source device, destination device, bytes) over the whole run: a multi-GPU program issues each
 device's work from a host thread of its own, so where a peer copy falls among another device's
 launches is the threads' race, the same in no two runs. Left out: the kit's own kernels (those the
-emulator saw launched from a file under labs/, and `kit_kernels`: names from the build, e.g.
-kernels_in_nm(nm of the harness's objects)), copies
+emulated run's profile marks as the harness's, work.py's "origin", and `kit_kernels`: names from
+the build, e.g. kernels_in_nm(nm of the harness's objects)), copies
 between two host buffers (a GPU records them, the emulator does not), streams, and times.
 
 launch_counts="exact": each stretch of launches must have the same count in both runs. A lab
@@ -34,7 +34,6 @@ from collections import Counter
 from collections.abc import Collection
 
 from grader.evidence.record import Copy, Event, Kernel, Memset, Record, kernel_key
-from grader.work import KIT_FILE  # the kit's harness and emulator: their kernels are not the student's
 
 # A step of one device's work: ("launch", key, shown name, grid, block, count),
 # ("copy", direction, bytes) or ("memset", bytes).
@@ -61,7 +60,7 @@ def kernels_in_nm(nm_output: str) -> list[str]:
 
 def _kit_keys(emulated: Record, kit_kernels: Collection[str]) -> set[str]:
     keys = {kernel_key(name) for name in kit_kernels}
-    keys |= {k.key for k in emulated.kernels if k.file and KIT_FILE.search(k.file)}
+    keys |= {k.key for k in emulated.kernels if k.harness}
     return keys
 
 

@@ -15,8 +15,9 @@
 
 A Record holds its events in the order the program issued them (on a GPU, CUPTI's correlation
 id: the order of the API calls). Each event is a Kernel, a Copy or a Memset; `file` is the
-kernel's source file where the emulator knows it (a GPU record has none: the kit's kernels are
-then told apart by name, see compare.py).
+kernel's source file where the emulator knows it, and `harness` whether the kit's harness launched
+it (the emulator's "origin"; a GPU record has neither: the kit's kernels are then told apart by
+name, see compare.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.symbols import base_name
+from grader.work import from_harness
 
 RECORD_VARIABLE = "LABKIT_GPU_RECORD"  # tracer.cpp: where it writes the record
 FORMAT_VERSION = 1
@@ -49,6 +51,7 @@ class Kernel(Timed):
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     file: str = ""
+    harness: bool = False  # launched by the kit's harness (an emulated record's "origin")
 
     @property
     def key(self) -> str:
@@ -219,7 +222,8 @@ def from_emulator_profile(profile: dict) -> Record | RecordProblem:
             op = item.get("op")
             if op == "kernel":
                 events.append(Kernel(str(item["kernel"]), _int(item["device"], "device"), _dim3(item["grid"], "grid"),
-                                     _dim3(item["block"], "block"), file=str(item.get("file", ""))))
+                                     _dim3(item["block"], "block"), file=str(item.get("file", "")),
+                                     harness=from_harness(item)))
             elif op == "memcpy":
                 if item["direction"] not in DIRECTIONS:
                     raise ValueError(f"direction {item['direction']!r}")

@@ -36,6 +36,9 @@ def test_a_link_error_names_the_missing_function_not_a_command_line():
 def test_a_removed_cuda_function_is_named_with_its_replacement():
     log = 'fw.cu(40): error: identifier "cudaThreadSynchronize" is undefined\n'
     assert first_error(log).endswith("(cudaThreadSynchronize was removed from CUDA; use cudaDeviceSynchronize)")
+    said = ("fw.c:67: error: call to 'cudaThreadSynchronize' declared with attribute error: cudaThreadSynchronize "
+            "was removed from CUDA (nvcc 13 does not declare it); use cudaDeviceSynchronize")
+    assert first_error(said + "\n", emu=True) == said  # the emulator's own error says it once
 
 
 @needs_nvcc
@@ -52,7 +55,7 @@ def test_compile_error_is_ce_for_every_case(tmp_path):
 
 @needs_nvcc
 def test_missing_student_file_is_ce_naming_it(tmp_path):
-    result = build_lab(load_lab("increment"), src_root=tmp_path, build_dir=tmp_path / "build", emu=False)
+    result = build_lab(load_lab("increment"), src_root=tmp_path, build_dir=tmp_path / "build", emu=False, submission=True)
     assert not result.ok
     assert "increment.c is missing" in result.reason
 
@@ -83,3 +86,24 @@ def test_the_makefile_and_the_grader_name_build_folders_alike(emu, asan, flavor)
     made = subprocess.run(args, capture_output=True, text=True, check=True).stdout.split()[-1]
     source = Source(flavor, SOLUTIONS_DIR if flavor == "solution" else STARTER_DIR)
     assert KIT_ROOT / made == build_dir_for(source, emu, asan)
+
+
+@pytest.mark.parametrize("submission", [True, False])
+def test_a_builds_trust_is_the_sources_flag_not_its_folder(submission, tmp_path, monkeypatch):
+    """The kit's own solutions/ folder handed in as a submission is built as one: its build folder
+    cleared first and the sandbox asked for a submission's strictness (and the other way round)."""
+    from grader import build
+    from grader.run import RunOutcome
+    from grader.sandbox import Sandbox
+    asked = []
+    monkeypatch.setattr(build, "build_harness", lambda lab, **_: (tmp_path / "harness", None))
+    monkeypatch.setattr(build, "sandbox_for", lambda mode, *, submission: asked.append(submission) or
+                        Sandbox(False, "off in this test"))
+    monkeypatch.setattr(build, "run_program", lambda cmd, **_: RunOutcome(2, None, 0.1, False, "", "stop", False, False))
+    stale = tmp_path / "build" / "increment" / "increment.o"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("an object from another build")
+    build_lab(load_lab("increment"), src_root=SOLUTIONS_DIR, build_dir=tmp_path / "build", emu=True,
+              submission=submission)
+    assert asked == [submission]
+    assert stale.exists() is not submission

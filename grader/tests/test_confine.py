@@ -57,6 +57,18 @@ def test_only_the_view_is_read_and_only_the_work_folder_written(kind, work, tmp_
 
 
 @pytest.mark.parametrize("kind", BOTH)
+def test_the_device_nodes_the_sandbox_names_are_written_what_it_shows_is_not(kind, work, tmp_path):
+    """/dev/null is written (the sandbox lists it as a device, not by its folder's name); a shown
+    file stays read-only."""
+    shown = tmp_path / "input.in"
+    shown.write_text("7\n")
+    proc = confined(kind, f"echo x > /dev/null && echo NULL-WRITTEN; echo x >> {shown} && echo SHOWN-WRITTEN",
+                    work, view=[Mount(shown)])
+    assert "NULL-WRITTEN" in proc.stdout, proc.stderr
+    assert "SHOWN-WRITTEN" not in proc.stdout and shown.read_text() == "7\n"
+
+
+@pytest.mark.parametrize("kind", BOTH)
 def test_a_folder_holding_a_hidden_file_is_listed_but_the_file_not_read(kind, work, tmp_path):
     """make lists labs/*/lab.toml in a build; a lab folder holding an instructor-only file
     (NOTES.md) must still be listed, while the file stays unread (Landlock allows READ_DIR on it)."""

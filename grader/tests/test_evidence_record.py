@@ -140,6 +140,18 @@ def test_kit_kernels_and_host_copies_are_left_out():
     assert compare_records(gpu, emulated_matmul()) != []
 
 
+def test_the_harness_kernels_the_emulated_run_marks_are_left_out_whatever_their_file():
+    profile = json.loads((SAMPLES / "matmul_tiled_n17.emu.json").read_text())
+    ceiling = {"op": "kernel", "kernel": "ceiling_kernel", "file": "sub/matmul/matmul.c", "origin": "harness",
+               "device": 0, "grid": [1, 1, 1], "block": [32, 1, 1]}
+    lined = dict(ceiling, kernel="lined_kernel", file="labs/matmul/main.cpp", origin="program")
+    gpu = parse_record(tracer_lines(MATMUL_GPU + [kernel("ceiling_kernel(float*)", (1, 1, 1), (32, 1, 1))]))
+    harness_run = from_emulator_profile({**profile, "timeline": profile["timeline"] + [ceiling]})
+    assert compare_records(gpu, harness_run) == []
+    lined_run = from_emulator_profile({**profile, "timeline": profile["timeline"] + [lined]})
+    assert "lined_kernel" in compare_records(parse_record(tracer_lines(MATMUL_GPU)), lined_run)[0]
+
+
 def test_a_device_the_gpu_run_left_idle_is_named():
     def emulated(devices):
         timeline = []

@@ -1,8 +1,8 @@
 """A lab is its folders: the grader's code names no lab (docs/design.md). A lab's own checks,
 wording and facts live in labs/<lab>/ (lab.toml, work_checks.py); the grader reads them.
 
-The grader's code is its Python package outside its tests, comments and docstrings included: an
-example there is read as the grader knowing a lab. (grader/scripts/ holds verification scripts
+The grader's code is its Python package outside its tests and its C++ and CUDA sources (the GPU
+tracer), comments and docstrings included: an example there is read as the grader knowing a lab. (grader/scripts/ holds verification scripts
 run by hand on named labs, and the documents cite labs as examples: neither is looked at.)"""
 
 import re
@@ -11,6 +11,7 @@ from grader.labs import lab_ids
 from grader.paths import KIT_ROOT
 
 GRADER = KIT_ROOT / "grader"
+CODE_SUFFIXES = (".py", ".cpp", ".cu", ".h", ".sh")
 # Labs being written on other branches this round, before their folders land here.
 COMING_LABS = ("nbody", "spmv")
 # Files being rewritten elsewhere this round; their hits are to go with that rewrite, and this
@@ -23,9 +24,9 @@ def lab_names_in_grader(grader=GRADER) -> dict[str, list[str]]:
     ids = sorted(set(lab_ids()) | set(COMING_LABS))
     word = re.compile(rf"\b({'|'.join(map(re.escape, ids))})\b")
     hits = {}
-    for path in sorted(grader.rglob("*.py")):
+    for path in sorted(grader.rglob("*")):
         relative = path.relative_to(grader)
-        if relative.parts[0] in ("tests", "scripts"):
+        if relative.parts[0] in ("tests", "scripts") or path.suffix not in CODE_SUFFIXES or not path.is_file():
             continue
         lines = [f"{number}: {line.strip()}" for number, line in enumerate(path.read_text().splitlines(), 1)
                  if word.search(line)]
@@ -51,4 +52,7 @@ def test_a_lab_named_in_the_grader_is_found(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text(f"LAB = '{lab}'\n")
     (tmp_path / "run.py").write_text(f"x = 1\n# as {lab}'s harness does\n{lab}_kernel = 2\n")
-    assert lab_names_in_grader(tmp_path) == {"run.py": [f"2: # as {lab}'s harness does"]}
+    (tmp_path / "tracer.cpp").write_text(f"// records {lab}'s launches\n")
+    (tmp_path / "NOTES.md").write_text(f"as {lab} does\n")  # a document: an example, not code
+    assert lab_names_in_grader(tmp_path) == {"run.py": [f"2: # as {lab}'s harness does"],
+                                             "tracer.cpp": [f"1: // records {lab}'s launches"]}

@@ -79,7 +79,7 @@ def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str, root: Pa
     monkeypatch.setattr(sanitize_module, "sanitizer", lambda: str(clean))
     lab = load_lab("fw")
     lab = dataclasses.replace(lab, sanitize=dataclasses.replace(lab.sanitize, cases=(case_name,), emulator_checks=True))
-    grader = Grader(lab, Source(student, root or STUDENTS / "fw" / student), emu=False, sandbox="off",
+    grader = Grader(lab, Source(student, root or STUDENTS / "fw" / student, submission=True), emu=False, sandbox="off",
                     log=lambda *_: None)
     grader.folder.parent = tmp_path  # the step runs outside grade(), which would remove its folder
     # No GPU here: the plain emulated build (of the solution, if the student's will not build) plays the GPU's.

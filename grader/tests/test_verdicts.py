@@ -5,6 +5,7 @@ import pytest
 from grader.grade import Grader
 from grader.intake import Source
 from grader.case_run import judge, run_case
+from grader.paths import KIT_ROOT
 from grader.verdict import AC, RE, SLOW, TLE, WA
 
 from support import fake_case, fake_grader, fake_lab, ready, reference_timing
@@ -146,7 +147,8 @@ def test_asan_names_the_students_own_frame_even_with_spaces_in_its_signature():
               "    #0 0x55d0 in relax_edges(int const*, int, int*, int, int*) tests/students/bfs/x/bfs/bfs.c:26\n"
               "    #1 0x55d1 in cuda_emu::run_block(int) /work/labs/emu/src/engine/block_runner.cpp:88\n"
               "    #2 0x55d2 in __libc_start_main_impl ../csu/libc-start.c:360\n")
-    assert memcheck_finding(stderr) == ("out of bounds: AddressSanitizer: heap-buffer-overflow, READ of size 4 "
+    own = [KIT_ROOT / "tests/students/bfs/x/bfs/bfs.c"]
+    assert memcheck_finding(stderr, own) == ("out of bounds: AddressSanitizer: heap-buffer-overflow, READ of size 4 "
                                         "at relax_edges tests/students/bfs/x/bfs/bfs.c:26")
 
 
@@ -155,5 +157,5 @@ def test_asan_skips_the_emulators_own_headers_for_the_students_line():
     stderr = ("==7==ERROR: AddressSanitizer: SEGV on unknown address 0x7f00 (pc 0x5 bp 0x7 sp 0x7 T2)\n"
               "    #0 0x55d0 in cudaemu::atomicOr(unsigned int*, unsigned int) labs/emu/include/cuda_emu/atomics.h:64\n"
               "    #1 0x55d1 in count_step(Status*, int) bfs/frontier.c:212\n")
-    assert memcheck_finding(stderr) == ("killed by SIGSEGV (Segmentation fault): AddressSanitizer caught it "
+    assert memcheck_finding(stderr, [KIT_ROOT / "bfs/frontier.c"]) == ("killed by SIGSEGV (Segmentation fault): AddressSanitizer caught it "
                                         "at count_step bfs/frontier.c:212")

@@ -11,6 +11,7 @@ from grader.testing import profile_launch as launch, result_part as part, result
 from grader.work import CaseFacts, WorkConfigError, parse_rules
 
 FACTS = CaseFacts("c", "prog", {"n": 16})
+HARNESS_KERNEL = 9  # a writer id the shared hand-made writers leave free
 
 
 def test_all_computed_by_kernels_is_met():
@@ -46,8 +47,42 @@ def test_coalesced_loads():
     assert "32.0 32-byte sectors" in work.coalesced_loads({"launches": [launch(loads=scattered)]}, FACTS, settings)
 
 
-def test_kit_launches_are_not_the_students():
-    assert work.student_launches({"launches": [launch(file="labs/common/device.cu"), launch()]}) == [launch()]
+def test_the_harness_is_told_by_its_origin_not_by_a_file_name():
+    harness = launch(file="labs/common/device.cu", origin="harness")
+    assert work.student_launches({"launches": [harness, launch()]}) == [launch()]
+    # A student's `#line 1 "labs/lab/main.cpp"` names a kit file, but the launch is still theirs.
+    lined = launch(file="labs/lab/main.cpp")
+    assert work.student_launches({"launches": [lined]}) == [lined]
+
+
+def test_a_line_directive_naming_a_kit_file_hides_nothing():
+    scattered = {"requests": 100, "sectors": 3200, "bytes": 1, "accesses": 1}
+    lined = profile([part([(KERNEL, 1024)])], launches=[launch(loads=scattered, file="labs/lab/main.cpp")])
+    assert "32.0 32-byte sectors" in _graded_once(lined, check=[{"check": "coalesced_loads"}])
+
+
+def _graded_once(profile_: dict, **table) -> str | None:
+    rules = parse_rules({"computed_by_kernels": "all", **table}, "lab.toml")
+    return work.judge(rules, FACTS, profile_)
+
+
+def test_a_kernel_marked_as_the_harness_can_only_lose_points():
+    """The mark is a define a student can write in their own file: whatever it hides from a check,
+    the run is refused for it, and the marked kernel's bytes are not the kernels' work."""
+    scattered = {"requests": 100, "sectors": 3200, "bytes": 1, "accesses": 1}
+    honest = profile([part([(KERNEL, 1024)])], launches=[launch(loads=scattered)])
+    forged = profile([part([(KERNEL, 1024)])], launches=[launch(loads=scattered, origin="harness")])
+    coalesced = [{"check": "coalesced_loads", "max_sectors_per_request": 8}]
+    assert "32.0 32-byte sectors" in _graded_once(honest, check=coalesced)
+    assert "built as the kit's harness" in _graded_once(forged, check=coalesced)
+    assert _graded_once(profile([part([(KERNEL, 1024)])], launches=[launch()])) is None
+    assert "built as the kit's harness" in _graded_once(forged)
+    # Its writes, read alone: not the student's kernels, in either mode.
+    marked = profile([part([(HARNESS_KERNEL, 1024)])])
+    marked["writers"] = marked["writers"] + [{"id": HARNESS_KERNEL, "kind": "kernel", "name": "k", "file": "x.c",
+                                             "line": 9, "origin": "harness", "device": 0}]
+    assert "not by a kernel" in work.computed_by_kernels(marked, FACTS, "all")
+    assert "no kernel wrote any of C" in work.computed_by_kernels(marked, FACTS, "any")
 
 
 def test_a_result_staged_through_a_host_buffer_of_the_programs_own():

@@ -31,7 +31,8 @@ def reference_bfs() -> Path:
     from grader.build import build_lab
     from grader.labs import load_lab
     from grader.paths import BUILD_DIR, SOLUTIONS_DIR
-    build = build_lab(load_lab("bfs"), src_root=SOLUTIONS_DIR, build_dir=BUILD_DIR / "emu-solution", emu=True)
+    build = build_lab(load_lab("bfs"), src_root=SOLUTIONS_DIR, build_dir=BUILD_DIR / "emu-solution", emu=True,
+                      submission=False)
     if not build.ok:
         raise SystemExit(f"the bfs reference did not build under EMU=1: {build.reason}")
     return build.programs["bfs"]

@@ -123,7 +123,7 @@ def test_the_harness_catches_wrong_depths(bfs, tmp_path):
     copy_back = "cudaMemcpyDeviceToHost));\n}"
     assert source.count(copy_back) == 1
     (sub / "bfs.c").write_text(source.replace(copy_back, copy_back[:-1] + "    depth[graph->n - 1] += 1;\n}"))
-    build = build_lab(LAB, src_root=tmp_path / "sub", build_dir=tmp_path / "build", emu=True)
+    build = build_lab(LAB, src_root=tmp_path / "sub", build_dir=tmp_path / "build", emu=True, submission=True)
     assert build.ok, build.log
     lecture = LAB.testcases_dir / "lecture.bin"
     done = run([build.programs["bfs"], lecture, "--source", "2"])

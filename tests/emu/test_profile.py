@@ -162,8 +162,9 @@ int main()
 '''
 
 
-def build_and_profile(program: str, folder: Path) -> dict:
-    """The profile (EMU_PROFILE's JSON) of `program`, built in `folder` as a student's file is."""
+def build_and_profile(program: str, folder: Path, defines: tuple[str, ...] = ()) -> dict:
+    """The profile (EMU_PROFILE's JSON) of `program`, built in `folder` as a student's file is
+    (with `defines`, as the kit's harness is: -DCUDAEMU_HARNESS)."""
     if subprocess.run(["g++", "--version"], capture_output=True).returncode != 0:
         pytest.skip("no g++: the emulator's tests need a C++17 compiler")
     # emu-runtime builds the runtime of this machine's fiber backend and prints it with the
@@ -180,7 +181,7 @@ def build_and_profile(program: str, folder: Path) -> dict:
                       + program)
     rewritten, binary = folder / "kernels.cpp", folder / "kernels"
     subprocess.run([sys.executable, str(KIT / "labs/emu/rewriter"), str(source), str(rewritten)], check=True)
-    done = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", f"-I{KIT / 'labs/emu/include'}", str(rewritten),
+    done = subprocess.run(["g++", "-std=c++17", "-O1", "-pthread", *defines, f"-I{KIT / 'labs/emu/include'}", str(rewritten),
                            library, "-o", str(binary), *link_flags], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     path = folder / "profile.json"
@@ -279,6 +280,8 @@ def test_who_wrote_what_was_copied_back(profile):
     assert by_kind[("kernel", "coalesced")] == 128
     host = next(w for w in writers.values() if w["kind"] == "host_copy")
     assert host["file"].endswith("kernels.cu") and host["line"] > 0
+    # Built as a student's file is: every launch and write is the program's.
+    assert {w["origin"] for w in writers.values()} | {l["origin"] for l in profile["launches"]} == {"program"}
     assert part["changed_on_host"] is False and part["device"] == 0
 
 
@@ -329,3 +332,33 @@ def test_warp_matrix_products_are_counted_once_a_warp(profile):
     (launch,) = [launch for launch in profile["launches"] if launch["kernel"] == "tensor_products"]
     assert launch["wmma"] == 6
     assert all(launch["wmma"] == 0 for launch in profile["launches"] if launch["kernel"] != "tensor_products")
+
+
+HARNESS_PROGRAM = r'''
+#line 1 "sub/lab/any_name.c"
+__global__ void ceiling(float *out) { out[threadIdx.x] = 1.0f; }
+
+int main()
+{
+    float host[32] = {0}, *device = nullptr;
+    cudaMalloc(&device, sizeof host);
+    cudaMemset(device, 0, sizeof host);
+    cudaMemcpy(device, host, sizeof host, cudaMemcpyHostToDevice);
+    ceiling<<<1, 32>>>(device);
+    cudaMemcpy(host, device, sizeof host, cudaMemcpyDeviceToHost);
+    cudaemu_profile_output(host, sizeof host, "out");
+    return 0;
+}
+'''
+
+
+def test_a_unit_built_as_the_harness_is_marked_so_whatever_its_file(tmp_path):
+    """-DCUDAEMU_HARNESS (the Makefile gives it to the kit's harness objects alone): its launches,
+    copies and fills are the harness's, though a #line names some other file."""
+    marked = build_and_profile(HARNESS_PROGRAM, tmp_path, ("-DCUDAEMU_HARNESS",))
+    writers = [w for w in marked["writers"] if w["kind"] != "never"]
+    assert {w["kind"] for w in writers} == {"kernel", "host_copy", "memset"}
+    assert all(w["origin"] == "harness" and w["file"] == "sub/lab/any_name.c" for w in writers)
+    (launch,) = marked["launches"]
+    assert launch["origin"] == "harness"
+    assert [e["origin"] for e in marked["timeline"] if e["op"] == "kernel"] == ["harness"]

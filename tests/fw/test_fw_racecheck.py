@@ -43,7 +43,7 @@ def test_solution_without_its_barrier_is_reported(tmp_path, monkeypatch):
     read = next(i for i in range(barrier, len(lines)) if "trkc" in lines[i]) + 1
     lines[barrier] = ""  # the line stays, so the others keep their numbers
     fw_c.write_text("\n".join(lines))
-    built = build_lab(load_lab("fw"), src_root=source, build_dir=tmp_path / "build", emu=True)
+    built = build_lab(load_lab("fw"), src_root=source, build_dir=tmp_path / "build", emu=True, submission=True)
     assert built.ok, built.log
     racecheck_env(monkeypatch)
     proc = run([built.programs["fw"], CASES / "graph1.txt"], cwd=tmp_path)

@@ -13,5 +13,5 @@ def test_launch_per_step():
     assert launch_per_step({"launches": [launch()] * 3}, facts, {}) is None
     assert "1 kernel launch for n = 3" in launch_per_step({"launches": [launch()]}, facts, {})
     # The harness's own launches are not the student's.
-    kit = launch(file="labs/common/device.cu")
+    kit = launch(file="labs/common/device.cu", origin="harness")
     assert "1 kernel launch for n = 3" in launch_per_step({"launches": [launch(), kit, kit]}, facts, {})

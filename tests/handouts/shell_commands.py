@@ -281,7 +281,8 @@ def check_program(cmd: ShellCommand, *, emu_ready: bool, run: bool, work: Path) 
         return result
     from grader.build import build_lab
     from grader.paths import BUILD_DIR, SOLUTIONS_DIR
-    build = build_lab(load_lab(lab), src_root=SOLUTIONS_DIR, build_dir=BUILD_DIR / "emu-solution", emu=True)
+    build = build_lab(load_lab(lab), src_root=SOLUTIONS_DIR, build_dir=BUILD_DIR / "emu-solution", emu=True,
+                      submission=False)
     if not build.ok:
         result.problems.append(f"the reference solution of {lab} does not build under EMU: {build.reason}")
         return result

@@ -71,6 +71,8 @@ EXPECTED = {
     "exit_silently": Expect("WA", "wrote no output file"),
     "forged_stdout": Expect("WA", "entry 0:"),
     "forged_timing": Expect("AC", "correct", flagged="longer than the process lived"),
+    # the kit's own mark (a define and a #line) forged on a right kernel: it can only lose the points
+    "forged_origin": Expect("WORK", "built as the kit's harness"),
     "other_stream": Expect("AC", "correct", flagged="work left running on another stream?", gpu_only=True),
     "daemon": Expect("CE", "calls execv"),  # grader/tests/test_sandbox.py runs one
     "read_secret": Expect("RE", "secret: (none)"),
@@ -198,7 +200,7 @@ def grade_corpus(*, emu: bool, sandbox: str, names: list[str] | None = None, log
     try:
         for name in names:
             start = time.monotonic()
-            report = grade_one(name, Source(f"sub-hostile-{name}", HERE / name), emu=emu, sandbox=sandbox)
+            report = grade_one(name, Source(f"sub-hostile-{name}", HERE / name, submission=True), emu=emu, sandbox=sandbox)
             result = report.results[0]
             sandbox_active = any(n.startswith("sandbox on") for n in report.notes)
             expect = EXPECTED[name]

@@ -136,6 +136,6 @@ def test_a_cublas_call_in_place_of_the_kernels_is_refused(tmp_path):
     """matmul's naive and tiled functions calling cuBLAS (linked for the bench) once got 80/80 on
     an H100: the symbol check refuses the build, naming the call."""
     from grader.build import build_lab
-    result = build_lab(load_lab("matmul"), src_root=HERE / "matmul_cublas", build_dir=tmp_path / "build", emu=False)
+    result = build_lab(load_lab("matmul"), src_root=HERE / "matmul_cublas", build_dir=tmp_path / "build", emu=False, submission=True)
     assert not result.ok and not result.grader_error
     assert "matmul.c calls cublas" in result.reason and "(cuBLAS)" in result.reason

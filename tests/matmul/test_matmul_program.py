@@ -129,7 +129,7 @@ def broken(tmp_path_factory):
     short_loop = dropped_edge.replace("for (int k0 = 0; k0 < n; k0 += TILE) {", "for (int k0 = 0; k0 + TILE <= n; k0 += TILE) {", 1)
     assert short_loop.count("n / ntx") == 1 and "k0 + TILE <= n" in short_loop
     (folder / "matmul.c").write_text(short_loop)
-    built = build_lab(LAB, src_root=folder, build_dir=folder / "build", emu=True)
+    built = build_lab(LAB, src_root=folder, build_dir=folder / "build", emu=True, submission=True)
     assert built.ok, built.log
     return built.programs["matmul"]
 

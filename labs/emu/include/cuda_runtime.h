@@ -178,9 +178,10 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *minGridSize, int *blo
 // Not in the runtime's own sources, which define these functions.
 #ifndef CUDAEMU_RUNTIME_BUILD
 namespace cudaemu {
-void note_call_site(const char *file, int line);
+void note_call_site(const char *file, int line, bool harness);
 }
-#define CUDAEMU_AT(call, ...) (::cudaemu::note_call_site(__FILE__, __LINE__), ::call(__VA_ARGS__))
+#define CUDAEMU_AT(call, ...) \
+    (::cudaemu::note_call_site(__FILE__, __LINE__, CUDAEMU_SITE_IS_HARNESS), ::call(__VA_ARGS__))
 #define cudaMemcpy(...) CUDAEMU_AT(cudaMemcpy, __VA_ARGS__)
 #define cudaMemcpyAsync(...) CUDAEMU_AT(cudaMemcpyAsync, __VA_ARGS__)
 #define cudaMemcpy2D(...) CUDAEMU_AT(cudaMemcpy2D, __VA_ARGS__)

@@ -14,6 +14,17 @@
 #include "../driver_types.h"
 #include "../vector_types.h"
 
+// Where a launch or copy was made from, as data: a translation unit compiled with
+// -DCUDAEMU_HARNESS is the trusted harness of the program (the kit's make step passes it to its
+// own sources alone); the profile records each launch and copy with its origin ("harness" or
+// "program"). Read once, when the rewriter's prelude includes this header before the unit's
+// first line; LaunchConfig's default argument and the macros of cuda_runtime.h carry it.
+#ifdef CUDAEMU_HARNESS
+#define CUDAEMU_SITE_IS_HARNESS true
+#else
+#define CUDAEMU_SITE_IS_HARNESS false
+#endif
+
 namespace cudaemu {
 
 struct LaunchConfig {
@@ -23,10 +34,12 @@ struct LaunchConfig {
     cudaStream_t stream;
     const char *file;  // the launch's source position, for diagnostics
     int line;
+    bool harness;      // made from the harness's own code (CUDAEMU_HARNESS), for the profile
     LaunchConfig(dim3 grid_dim, dim3 block_dim, std::size_t shared_bytes = 0, cudaStream_t launch_stream = 0,
-                 const char *site_file = __builtin_FILE(), int site_line = __builtin_LINE())
+                 const char *site_file = __builtin_FILE(), int site_line = __builtin_LINE(),
+                 bool site_harness = CUDAEMU_SITE_IS_HARNESS)
         : grid(grid_dim), block(block_dim), dynamic_shared_bytes(shared_bytes), stream(launch_stream),
-          file(site_file), line(site_line)
+          file(site_file), line(site_line), harness(site_harness)
     {
     }
 };

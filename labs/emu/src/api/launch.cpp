@@ -144,8 +144,8 @@ cudaError_t launch_grid(const LaunchConfig &config, const KernelCall &call, bool
     bool racecheck = racecheck_on();
     if (racecheck) grid.global_writes = GlobalWriteLog::take(grid.launch_number);
     if (profile_on())
-        grid.profile = profile_begin_launch(grid.kernel_name, config.file, config.line, current_device(), config.grid,
-                                            config.block);
+        grid.profile = profile_begin_launch(grid.kernel_name, config.file, config.line, config.harness,
+                                            current_device(), config.grid, config.block);
     access_hooks_on = racecheck || grid.profile;
     atomic_hooks_on = grid.profile != nullptr;
     {

@@ -53,6 +53,13 @@ struct Cache {
 thread_local Cache cache;
 thread_local const char *call_file = nullptr;
 thread_local int call_line = 0;
+thread_local bool call_harness = false;
+
+struct CallSite {
+    const char *file;
+    int line;
+    bool harness;
+};
 
 std::uint64_t hash_bytes(const void *data, std::size_t bytes)
 {
@@ -108,31 +115,34 @@ DeviceTraffic &traffic_of(int device)
     return state().traffic[(std::size_t)device];
 }
 
-std::pair<const char *, int> take_call_site()
+CallSite take_call_site()
 {
-    std::pair<const char *, int> site{call_file ? call_file : "", call_line};
+    CallSite site{call_file ? call_file : "", call_line, call_harness};
     call_file = nullptr;
     call_line = 0;
+    call_harness = false;
     return site;
 }
 }  // namespace
 
-void note_call_site(const char *file, int line)
+void note_call_site(const char *file, int line, bool harness)
 {
     call_file = file;
     call_line = line;
+    call_harness = harness;
 }
 
-std::uint16_t intern_writer(WriterKind kind, const std::string &name, const char *file, int line, int device)
+std::uint16_t intern_writer(WriterKind kind, const std::string &name, const char *file, int line, int device,
+                            bool harness)
 {
     std::lock_guard<std::mutex> lock(state().mutex);
     std::vector<Writer> &all = state().writers;
     for (std::size_t id = 1; id < all.size(); ++id)
         if (all[id].kind == kind && all[id].name == name && all[id].file == file && all[id].line == line &&
-            all[id].device == device)
+            all[id].device == device && all[id].harness == harness)
             return (std::uint16_t)id;
     if (all.size() >= 0xffff) return 0xffff;  // a program with 65535 writers: the last one stands for the rest
-    all.push_back(Writer{kind, name, file, line, device});
+    all.push_back(Writer{kind, name, file, line, device, harness});
     return (std::uint16_t)(all.size() - 1);
 }
 
@@ -157,14 +167,14 @@ void owners_mark(std::uintptr_t address, std::size_t bytes, std::uint16_t writer
 }
 
 namespace {
-void copy_at(const char *call, std::pair<const char *, int> site, void *dst, const void *src, std::size_t bytes)
+void copy_at(const char *call, CallSite site, void *dst, const void *src, std::size_t bytes)
 {
     if (bytes == 0) return;
     Allocation to, from;
     bool to_device = device_memory(dst, &to), from_device = device_memory(src, &from);
     if (!to_device && !from_device) return;
     std::uint16_t host_writer =
-        to_device && !from_device ? intern_writer(WriterKind::HostCopy, call, site.first, site.second, to.device) : 0;
+        to_device && !from_device ? intern_writer(WriterKind::HostCopy, call, site.file, site.line, to.device, site.harness) : 0;
     std::lock_guard<std::mutex> lock(state().mutex);
     generation.fetch_add(1);
     if (to_device && from_device) {
@@ -186,8 +196,8 @@ void copy_at(const char *call, std::pair<const char *, int> site, void *dst, con
         back.host = (std::uintptr_t)dst;
         back.bytes = bytes;
         back.device = from.device;
-        back.file = site.first;
-        back.line = site.second;
+        back.file = site.file;
+        back.line = site.line;
         std::size_t first = ((std::uintptr_t)src - source->start) / 4;
         std::size_t last = std::min(((std::uintptr_t)src + bytes - 1 - source->start) / 4, source->words.size() - 1);
         std::map<std::uint16_t, std::uint64_t> counts;
@@ -227,7 +237,7 @@ void profile_fill(const char *call, void *dst, std::size_t bytes)
     timeline_fill(dst, bytes);
     Allocation to;
     if (!device_memory(dst, &to)) return;
-    std::uint16_t writer = intern_writer(WriterKind::Memset, call, site.first, site.second, to.device);
+    std::uint16_t writer = intern_writer(WriterKind::Memset, call, site.file, site.line, to.device, site.harness);
     std::lock_guard<std::mutex> lock(state().mutex);
     generation.fetch_add(1);
     mark_words(*owners_for(dst), (std::uintptr_t)dst, bytes, writer);

@@ -25,10 +25,12 @@ struct Writer {
     std::string file;  // where the call was made, when known
     int line = 0;
     int device = 0;
+    bool harness = false;  // called from the harness's own code (CUDAEMU_HARNESS, cuda_emu/launch.h)
 };
 
 // The id of a writer (the same writer, the same id); 0 is "never written".
-std::uint16_t intern_writer(WriterKind kind, const std::string &name, const char *file, int line, int device);
+std::uint16_t intern_writer(WriterKind kind, const std::string &name, const char *file, int line, int device,
+                            bool harness);
 std::vector<Writer> writers();
 
 // A kernel's store (or atomic) of `bytes` at `address`, if that is device memory.
@@ -68,7 +70,7 @@ struct DeviceTraffic {
 std::vector<DeviceTraffic> device_traffic();
 
 // The API call's site, set by the macros of cuda_runtime.h just before the call.
-void note_call_site(const char *file, int line);
+void note_call_site(const char *file, int line, bool harness);
 
 }  // namespace cudaemu
 

@@ -37,12 +37,13 @@ int device_of(const void *address)
 }
 }  // namespace
 
-void timeline_kernel(const char *kernel, const char *file, int device, dim3 grid, dim3 block)
+void timeline_kernel(const char *kernel, const char *file, bool harness, int device, dim3 grid, dim3 block)
 {
     TimelineEvent event;
     event.kind = TimelineEvent::Kind::Kernel;
     event.kernel = kernel;
     event.file = file ? file : "";
+    event.harness = harness;
     event.device = device;
     event.grid = grid;
     event.block = block;

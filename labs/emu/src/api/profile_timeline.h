@@ -15,7 +15,8 @@ namespace cudaemu {
 struct TimelineEvent {
     enum class Kind : unsigned char { Kernel, Copy, Memset } kind = Kind::Kernel;
     std::string kernel;      // Kernel: its name
-    std::string file;        // Kernel: the source file of its launch (the kit's own are told apart by it)
+    std::string file;        // Kernel: the source file of its launch
+    bool harness = false;    // Kernel: launched from the harness's own code (CUDAEMU_HARNESS)
     const char *direction = "";  // Copy: "HtoD", "DtoH", "DtoD" (one device) or "PtoP" (two)
     std::size_t bytes = 0;   // Copy, Memset
     int device = 0;          // the device the work ran on (a copy: the device end; PtoP: the source)
@@ -23,7 +24,7 @@ struct TimelineEvent {
     dim3 grid{1, 1, 1}, block{1, 1, 1};
 };
 
-void timeline_kernel(const char *kernel, const char *file, int device, dim3 grid, dim3 block);
+void timeline_kernel(const char *kernel, const char *file, bool harness, int device, dim3 grid, dim3 block);
 // A copy of `bytes` in all (a 2D copy: width x height): its ends are classified by the memory
 // registry; a copy between two host ranges is left out, as a GPU's record leaves it out.
 void timeline_copy(void *dst, const void *src, std::size_t bytes);

@@ -81,6 +81,7 @@ struct LaunchProfile {
     std::string kernel;
     std::string file;
     int line = 0;
+    bool harness = false;             // launched from the harness's own code (CUDAEMU_HARNESS)
     int device = 0;
     dim3 grid{1, 1, 1}, block{1, 1, 1};
     std::uint64_t threads = 0;        // CUDA threads run
@@ -95,7 +96,8 @@ struct LaunchProfile {
 };
 
 // A launch begins and ends (api/launch.cpp): the profile keeps the launch once it has run.
-LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block);
+LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, bool harness, int device, dim3 grid,
+                                    dim3 block);
 void profile_end_launch(LaunchProfile *launch);
 
 // What one CPU thread's runner records while it runs a block of a profiled launch.

@@ -2,16 +2,18 @@
 // (grader/profile.py reads it), or, with EMU_PROFILE=1, a table on stderr.
 //
 // {"version": 1,
-//  "launches": [{"kernel", "file", "line", "device", "grid": [x, y, z], "block": [x, y, z], "threads",
+//  "launches": [{"kernel", "file", "line", "origin", "device", "grid": [x, y, z], "block": [x, y, z], "threads",
 //                "barriers", "wmma" (warp matrix multiply-adds), "sites": [{"file", "line", "name", "global_load": {requests, sectors,
 //                bytes, accesses}, "global_store", "shared_load": {requests, wavefronts,
 //                conflicts, bytes, accesses}, "shared_store", "global_atomic", "shared_atomic"}]}],
-//  "writers": [{"id", "kind": "kernel"|"host_copy"|"memset", "name", "file", "line", "device"}],
+//  "writers": [{"id", "kind": "kernel"|"host_copy"|"memset", "name", "file", "line", "origin", "device"}],
 //  "outputs": [{"what", "bytes", "staged_kernel_bytes", "staged_own_by_device": [[device, bytes]], "parts": [{"bytes", "device", "file", "line", "changed_on_host",
 //               "writers": [[id, bytes], ...]}]}],
 //  "devices": [{"device", "launches", "from_host", "to_host", "from_other_devices", "to_other_devices"}],
-//  "timeline": [{"op": "kernel", "kernel", "file", "device", "grid", "block"} | {"op": "memcpy", "direction", "bytes",
+//  "timeline": [{"op": "kernel", "kernel", "file", "origin", "device", "grid", "block"} | {"op": "memcpy", "direction", "bytes",
 //               "device", "src_device", "dst_device"} | {"op": "memset", "bytes", "device"}]}  (in issue order)
+//  "origin": "harness" where the launch or call was made from a translation unit compiled with
+//  -DCUDAEMU_HARNESS (the program's trusted harness, cuda_emu/launch.h), else "program".
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -101,6 +103,8 @@ void site_json(FILE *out, const SiteProfile &site)
     std::fprintf(out, "}");
 }
 
+const char *origin_name(bool harness) { return harness ? "\"harness\"" : "\"program\""; }
+
 const char *kind_name(WriterKind kind)
 {
     switch (kind) {
@@ -119,9 +123,9 @@ void timeline_json(FILE *out)
         const TimelineEvent &e = events[i];
         const char *sep = i ? ",\n" : "\n";
         if (e.kind == TimelineEvent::Kind::Kernel)
-            std::fprintf(out, "%s{\"op\": \"kernel\", \"kernel\": %s, \"file\": %s, \"device\": %d, "
+            std::fprintf(out, "%s{\"op\": \"kernel\", \"kernel\": %s, \"file\": %s, \"origin\": %s, \"device\": %d, "
                               "\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u]}",
-                         sep, quoted(e.kernel).c_str(), quoted(e.file).c_str(), e.device, e.grid.x, e.grid.y, e.grid.z, e.block.x, e.block.y,
+                         sep, quoted(e.kernel).c_str(), quoted(e.file).c_str(), origin_name(e.harness), e.device, e.grid.x, e.grid.y, e.grid.z, e.block.x, e.block.y,
                          e.block.z);
         else if (e.kind == TimelineEvent::Kind::Copy)
             std::fprintf(out, "%s{\"op\": \"memcpy\", \"direction\": \"%s\", \"bytes\": %zu, \"device\": %d, "
@@ -139,9 +143,9 @@ void write_json(FILE *out)
     for (std::size_t i = 0; i < s.launches.size(); ++i) {
         const LaunchProfile &l = *s.launches[i];
         std::fprintf(out,
-                     "%s\n{\"kernel\": %s, \"file\": %s, \"line\": %d, \"device\": %d, \"grid\": [%u, %u, %u], "
+                     "%s\n{\"kernel\": %s, \"file\": %s, \"line\": %d, \"origin\": %s, \"device\": %d, \"grid\": [%u, %u, %u], "
                      "\"block\": [%u, %u, %u], \"threads\": %llu, \"barriers\": %llu, \"wmma\": %llu, \"sites\": [",
-                     i ? "," : "", quoted(l.kernel).c_str(), quoted(l.file).c_str(), l.line, l.device, l.grid.x,
+                     i ? "," : "", quoted(l.kernel).c_str(), quoted(l.file).c_str(), l.line, origin_name(l.harness), l.device, l.grid.x,
                      l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z, (unsigned long long)l.threads,
                      (unsigned long long)l.barriers, (unsigned long long)l.wmma);
         bool first = true;
@@ -159,9 +163,10 @@ void write_json(FILE *out)
     std::fprintf(out, "],\n\"writers\": [");
     std::vector<Writer> all = writers();
     for (std::size_t id = 0; id < all.size(); ++id)
-        std::fprintf(out, "%s\n{\"id\": %zu, \"kind\": \"%s\", \"name\": %s, \"file\": %s, \"line\": %d, \"device\": %d}",
+        std::fprintf(out, "%s\n{\"id\": %zu, \"kind\": \"%s\", \"name\": %s, \"file\": %s, \"line\": %d, \"origin\": %s, "
+                     "\"device\": %d}",
                      id ? "," : "", id, kind_name(all[id].kind), quoted(all[id].name).c_str(),
-                     quoted(all[id].file).c_str(), all[id].line, all[id].device);
+                     quoted(all[id].file).c_str(), all[id].line, origin_name(all[id].harness), all[id].device);
     std::fprintf(out, "],\n\"outputs\": [");
     std::vector<OutputRecord> outputs = output_records();
     for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -274,17 +279,19 @@ void write_profile_at_exit()
 
 bool profile_on() { return read_setting(); }
 
-LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, int device, dim3 grid, dim3 block)
+LaunchProfile *profile_begin_launch(const char *kernel, const char *file, int line, bool harness, int device, dim3 grid,
+                                    dim3 block)
 {
-    timeline_kernel(kernel, file, device, grid, block);
+    timeline_kernel(kernel, file, harness, device, grid, block);
     auto *launch = new LaunchProfile();
     launch->kernel = kernel;
     launch->file = file ? file : "";
     launch->line = line;
+    launch->harness = harness;
     launch->device = device;
     launch->grid = grid;
     launch->block = block;
-    launch->writer = intern_writer(WriterKind::Kernel, kernel, launch->file.c_str(), line, device);
+    launch->writer = intern_writer(WriterKind::Kernel, kernel, launch->file.c_str(), line, device, harness);
     return launch;
 }
 
