@@ -5,7 +5,6 @@ import importlib.util
 import subprocess
 import sys
 from array import array
-from pathlib import Path
 
 import pytest
 

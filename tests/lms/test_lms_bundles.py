@@ -5,7 +5,6 @@ import json
 import re
 import stat
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -110,7 +109,7 @@ def test_prairielearn_bundle(lab, tmp_path):
 
 def workflow_steps(text):
     """The steps of the workflow as dicts (its scalars are JSON-quoted or plain words)."""
-    steps, current, in_with = [], None, False
+    steps, current = [], None
     for line in text.splitlines():
         m = re.match(r"^      - (\w[\w-]*): (.*)$", line)
         if m:

@@ -3,7 +3,6 @@ kernel of the reference solution against the exact product on small and odd n, t
 own check catching wrong results (with its hints), --baseline, and --bench without cuBLAS."""
 
 import json
-import shutil
 
 import pytest
 
