@@ -8,7 +8,9 @@ builds every src/*-cuda program of a HeCBench checkout (zjin-lcf/HeCBench; the s
 the kit's, so the checkout is given by path) with its own Makefile and nvcc-emu as the compiler
 (`make CC=nvcc-emu NVCC=nvcc-emu`), runs it with its Makefile's `run` arguments (or the smaller
 ones hecbench_args.json gives, so that a run fits --timeout on one core: each program gets one CPU
-thread, EMU_THREADS=1), and reads its own verdict (verdict.py). With --shrink F, a program
+thread, EMU_THREADS=1), and reads its own verdict (verdict.py). Where a program's sizes are fixed
+in its source but its Makefile offers a smaller build (sosfil's DEBUG=yes), hecbench_args.json's
+"make" names the Makefile variables to set, and the table shows them. With --shrink F, a program
 that times out runs once more with its integer arguments of 32 or more divided by F (the
 table shows the arguments of the run counted). Statuses:
 
@@ -240,8 +242,11 @@ def run_once(command, folder, timeout):
     return (output.decode(errors="replace"), process.returncode), round(time.monotonic() - start, 1)
 
 
-def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
+def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_options=None):
+    """One program's result; `build_options` maps a program to the variables of its own Makefile
+    it is built with (hecbench_args.json's "make")."""
     name = os.path.basename(folder)
+    own_options = list((build_options or {}).get(name, []))
     result = {"program": name, "libraries": needed_libraries(folder)}
     if time.monotonic() > deadline:
         return dict(result, status="not_run", detail="the run's --deadline passed first")
@@ -253,13 +258,15 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
     result["args"] = " ".join(command[1:]) if command else ""
     if makefiles is not None:
         result["args"] += f" (hecbench_args.json; Makefile's {makefiles})"
+    if own_options:
+        result["args"] += f" (built with make {' '.join(own_options)}: hecbench_args.json)"
     if command and missing_inputs(folder, command):
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
     if not prints_a_verdict(folder):
         return dict(result, status="checks_nothing", detail="no PASS, FAIL or other verdict in its sources")
     start = time.monotonic()
     subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
-    built = subprocess.run(["make"] + make_variables(compiler), cwd=folder, capture_output=True, text=True,
+    built = subprocess.run(["make"] + make_variables(compiler) + own_options, cwd=folder, capture_output=True, text=True,
                            errors="replace")
     result["build_s"] = round(time.monotonic() - start, 1)
     log = (built.stdout + built.stderr).replace(folder + os.sep, "")
@@ -391,12 +398,13 @@ def main(argv=None):
     if args.sample:
         folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
     with open(args.args, encoding="utf-8") as handle:
-        overrides = json.load(handle)["args"]
+        given = json.load(handle)
+    overrides, build_options = given["args"], given.get("make", {})
     deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
     compiler = os.path.abspath(args.compiler)
 
     def evaluate_and_print(folder):
-        r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink)
+        r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink, build_options)
         print(f"{r['program']:32} {r['status']:14} {(r.get('kind', '') + ' ' + r.get('detail', ''))[:110]}", flush=True)
         if args.log:
             with open(args.log, "a", encoding="utf-8") as handle:
