@@ -43,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cuda_samples_resize import resized_copy  # noqa: E402
+from time_limit import CLOCKS, clock_help, describe, over_limit  # noqa: E402
 from verdict import failure_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -144,31 +145,6 @@ def cmake_build(program, folder, root, build_dir):
     return (executable if built else None), result.stdout + result.stderr
 
 
-# With --clock cpu, the wall clock stops a run only at this many times --timeout: a program that
-# sleeps or blocks uses no CPU, and must still end.
-WALL_BACKSTOP = 10
-
-
-def cpu_seconds(pid):
-    """The CPU time (user and system, all its threads) a running process has had so far, or None
-    where /proc cannot tell (not Linux, or the process has gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def over_limit(pid, elapsed, timeout, clock):
-    """Whether a run has used up its --timeout: wall-clock seconds, or with clock "cpu" the CPU
-    seconds it got, which other work on a shared machine does not eat into."""
-    if clock != "cpu":
-        return elapsed > timeout
-    used = cpu_seconds(pid)
-    return elapsed > timeout * WALL_BACKSTOP or (used if used is not None else elapsed) > timeout
-
-
 def run_program(program, executable, folder, timeout, clock="wall"):
     """(status, seconds, CPU seconds, output) of one run in the program's folder. The CPU time
     (user and system, all its threads) says what the run cost where the machine is shared and
@@ -196,9 +172,8 @@ def run_program(program, executable, folder, timeout, clock="wall"):
     cpu = usage.ru_utime + usage.ru_stime
     output = b"".join(chunk for chunk in chunks if chunk)
     if timed_out:
-        limit = f"{timeout:g} s of CPU" if clock == "cpu" else f"{timeout:g} s"
         return "timeout", time.monotonic() - start, cpu, output.decode(errors="replace") + \
-            f"\nno exit after {limit}"
+            f"\nno exit after {describe(timeout, clock)}"
     elapsed = time.monotonic() - start
     text = output.decode(errors="replace")
     if process.returncode < 0:
@@ -298,10 +273,7 @@ def main(argv=None):
                         help="only programs whose suite/name match this glob, or one of these comma-separated "
                              "globs (the timeouts of a run, run again)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a program may run (default 120)")
-    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                        help="what --timeout counts: wall-clock seconds (default), or the CPU seconds the run "
-                             "got, all its threads together, so that a shared machine's other work does not "
-                             f"time a program out (the wall clock then stops it at {WALL_BACKSTOP}x --timeout)")
+    parser.add_argument("--clock", choices=CLOCKS, default="wall", help=clock_help("--timeout"))
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
     parser.add_argument("--jobs", type=int, default=1,
