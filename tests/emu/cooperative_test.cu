@@ -45,6 +45,22 @@ TEST(Cooperative, GridSyncMakesEveryBlocksWritesVisible)
     }
 }
 
+// The CPU threads that run cooperative blocks are kept between launches: a launch with fewer
+// blocks than the one before leaves some idle, one with more starts more, and each block of
+// each launch runs exactly once.
+TEST(Cooperative, LaunchesOfDifferentSizesReuseTheBlocksThreads)
+{
+    const int rounds = 1;
+    for (int blocks : {6, 2, 9, 1, 9}) {
+        DeviceArray<int> published(blocks), sums(blocks);
+        int *published_ptr = published.get(), *sums_ptr = sums.get();
+        int rounds_arg = rounds;
+        void *args[] = {&published_ptr, &sums_ptr, &rounds_arg};
+        ASSERT_CUDA_OK(cudaLaunchCooperativeKernel((void *)sum_across_blocks, blocks, 32, args));
+        for (int total : sums.host()) EXPECT_EQ(blocks * (blocks - 1) / 2, total) << blocks << " blocks";
+    }
+}
+
 __global__ void early_exit_then_sync(int *out)
 {
     if (threadIdx.x >= 16) return;  // threads that leave do not hold up the grid barrier

@@ -82,8 +82,22 @@ def test_programs_are_built_run_and_classified(tmp_path):
     (src / "shared-dvc-omp").mkdir()
     (src / "shared-dvc-omp" / "refdata.tar.gz.dvc").write_text("outs: []\n")
     program(src, "mpi-cuda", '#include <mpi.h>\nint main() { puts("PASS"); }\n')
+    # Sizes fixed in the source, a smaller build offered by its Makefile (sosfil's DEBUG=yes).
+    program(src, "debug-cuda", """\
+        #include <cstdio>
+        #include <unistd.h>
+        int main() {
+        #ifndef DEBUG
+            sleep(60);
+        #endif
+            puts("PASS");
+        }
+        """)
+    makefile = (src / "debug-cuda" / "Makefile").read_text().replace("-O1", "-O1 $(CFLAGS)")
+    (src / "debug-cuda" / "Makefile").write_text("ifeq ($(DEBUG),yes)\nCFLAGS = -DDEBUG\nendif\n" + makefile)
     smaller = tmp_path / "hecbench_args.json"
-    smaller.write_text(json.dumps({"about": "a test's", "args": {"good-cuda": ["32"]}}))
+    smaller.write_text(json.dumps({"about": "a test's", "args": {"good-cuda": ["32"]},
+                                    "make": {"debug-cuda": ["DEBUG=yes"]}}))
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
                              "--args", str(smaller),
                              "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
@@ -93,9 +107,10 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
         "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data",
         "silent-cuda": "checks_nothing", "quiet-cuda": "unverified", "shared-dvc-cuda": "needs_data",
-        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data"}
+        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data", "debug-cuda": "passed"}
     assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
     assert results["good-cuda"]["args"] == "32 (hecbench_args.json; Makefile's 64)"
+    assert results["debug-cuda"]["args"] == " (built with make DEBUG=yes: hecbench_args.json)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
     assert results["blas-cuda"]["detail"] == "uses cuBLAS"
     assert results["dvc-cuda"]["detail"].startswith("its build needs files kept in DVC (data.tar.gz.dvc)")
@@ -103,9 +118,9 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "its build needs files kept in DVC (../shared-dvc-omp/refdata.tar.gz.dvc)")
     assert results["mpi-cuda"]["detail"] == "uses MPI"
     assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
-    # 12 runtime-API programs: 2 check nothing, 5 lack inputs, 3 of the other 5 pass.
+    # 13 runtime-API programs: 2 check nothing, 5 lack inputs, 4 of the other 6 pass.
     assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 5 need "
             "inputs kept outside git") in result.stdout
-    assert ("**3 of 5 (60.0%) of the runtime-API programs that check their own result and have their inputs pass**; "
-            "3 of 10 (30.0%) with those that need inputs counted as failures; 3 of 14 (21.4%) of all programs"
+    assert ("**4 of 6 (66.7%) of the runtime-API programs that check their own result and have their inputs pass**; "
+            "4 of 11 (36.4%) with those that need inputs counted as failures; 4 of 15 (26.7%) of all programs"
             ) in result.stdout

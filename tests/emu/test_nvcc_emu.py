@@ -343,6 +343,27 @@ def test_the_conformance_run_tells_passing_failing_and_regressed_programs(tmp_pa
                                                               "cuda-samples/gone": "not_found"}
 
 
+def test_the_conformance_run_can_limit_the_cpu_time_a_program_gets_rather_than_the_wall_time(tmp_path):
+    # A shared machine's other work stretches a run's wall time, not its CPU time: with
+    # --clock cpu a program that waits passes, and one that computes past the limit times out.
+    checkout = tmp_path / "samples"
+    write(checkout, "cpp/waits/waits.cu", "#include <unistd.h>\nint main() { sleep(2); return 0; }\n")
+    write(checkout, "cpp/spins/spins.cu", "int main() { for (volatile long i = 0;; i = i + 1) {} }\n")
+    write(checkout, "Common/empty.h", "")
+    programs = write(tmp_path, "programs.json", json.dumps({"suites": {"cuda-samples": {
+        "defaults": {"sources": ["*.cu"], "include": ["Common"]},
+        "programs": [{"dir": "cpp/waits"}, {"dir": "cpp/spins"}]}}}))
+    subprocess.run([sys.executable, CONFORMANCE, "--cuda-samples", str(checkout), "--programs", str(programs),
+                    "--baseline", str(tmp_path / "none.json"), "--work", str(tmp_path / "work"), "--timeout", "1",
+                    "--clock", "cpu", "--jobs", "2", "--json", str(tmp_path / "results.json")],
+                   capture_output=True, text=True)
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["cuda-samples/waits"]["status"] == "passed" and results["cuda-samples/waits"]["run_s"] >= 2
+    assert results["cuda-samples/spins"]["status"] == "timeout"
+    assert results["cuda-samples/spins"]["cpu_s"] >= 1
+    assert "no exit after 1 s of CPU" in results["cuda-samples/spins"]["detail"]
+
+
 def test_build_tools_read_it_as_nvcc_version_options_files_and_ccbin(tmp_path):
     version = nvcc(["--version"], tmp_path).stdout.splitlines()
     assert version[0].startswith("nvcc: NVIDIA (R) Cuda compiler driver") and "nvcc-emu" in version[0]

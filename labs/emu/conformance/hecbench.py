@@ -8,7 +8,9 @@ builds every src/*-cuda program of a HeCBench checkout (zjin-lcf/HeCBench; the s
 the kit's, so the checkout is given by path) with its own Makefile and nvcc-emu as the compiler
 (`make CC=nvcc-emu NVCC=nvcc-emu`), runs it with its Makefile's `run` arguments (or the smaller
 ones hecbench_args.json gives, so that a run fits --timeout on one core: each program gets one CPU
-thread, EMU_THREADS=1), and reads its own verdict (verdict.py). With --shrink F, a program
+thread, EMU_THREADS=1), and reads its own verdict (verdict.py). Where a program's sizes are fixed
+in its source but its Makefile offers a smaller build (sosfil's DEBUG=yes), hecbench_args.json's
+"make" names the Makefile variables to set, and the table shows them. With --shrink F, a program
 that times out runs once more with its integer arguments of 32 or more divided by F (the
 table shows the arguments of the run counted). Statuses:
 
@@ -18,7 +20,7 @@ table shows the arguments of the run counted). Statuses:
     unverified      exit status 0, printed no verdict at all (the program checks nothing)
     failed          printed FAIL, or a nonzero exit status (a wrong result, as the program says)
     crashed         killed by a signal (a segfault, an abort)
-    timeout         ran past --timeout
+    timeout         ran past --timeout (wall-clock seconds; with --clock cpu, seconds of CPU)
     build_failed    did not compile or link; `kind` groups why (a missing header, an
                     undeclared function or intrinsic, inline PTX, the rewriter, ...)
     needs_library   uses cuBLAS, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NVRTC, NCCL, the driver API
@@ -51,6 +53,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from time_limit import CLOCKS, clock_help, describe, over_limit  # noqa: E402
 from verdict import FAILURE, SUCCESS, claims_success, failure_line  # noqa: E402
 
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
@@ -225,23 +228,30 @@ def missing_inputs(folder, command):
     return missing
 
 
-def run_once(command, folder, timeout):
-    """((output, exit status) or None on a timeout, seconds) of one run on one CPU thread."""
+def run_once(command, folder, timeout, clock="wall"):
+    """((output, exit status) or None on a timeout, seconds) of one run on one CPU thread;
+    `clock` says what `timeout` counts (time_limit.py)."""
     start = time.monotonic()
     environment = dict(os.environ, EMU_THREADS="1")
     process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL, start_new_session=True, env=environment)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        return None, round(time.monotonic() - start, 1)
+    while True:
+        try:
+            output, _ = process.communicate(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:  # still running: the output read so far is kept
+            if over_limit(process.pid, time.monotonic() - start, timeout, clock):
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                return None, round(time.monotonic() - start, 1)
     return (output.decode(errors="replace"), process.returncode), round(time.monotonic() - start, 1)
 
 
-def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
+def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_options=None, clock="wall"):
+    """One program's result; `build_options` maps a program to the variables of its own Makefile
+    it is built with (hecbench_args.json's "make")."""
     name = os.path.basename(folder)
+    own_options = list((build_options or {}).get(name, []))
     result = {"program": name, "libraries": needed_libraries(folder)}
     if time.monotonic() > deadline:
         return dict(result, status="not_run", detail="the run's --deadline passed first")
@@ -253,13 +263,15 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
     result["args"] = " ".join(command[1:]) if command else ""
     if makefiles is not None:
         result["args"] += f" (hecbench_args.json; Makefile's {makefiles})"
+    if own_options:
+        result["args"] += f" (built with make {' '.join(own_options)}: hecbench_args.json)"
     if command and missing_inputs(folder, command):
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
     if not prints_a_verdict(folder):
         return dict(result, status="checks_nothing", detail="no PASS, FAIL or other verdict in its sources")
     start = time.monotonic()
     subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
-    built = subprocess.run(["make"] + make_variables(compiler), cwd=folder, capture_output=True, text=True,
+    built = subprocess.run(["make"] + make_variables(compiler) + own_options, cwd=folder, capture_output=True, text=True,
                            errors="replace")
     result["build_s"] = round(time.monotonic() - start, 1)
     log = (built.stdout + built.stderr).replace(folder + os.sep, "")
@@ -273,15 +285,15 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0):
         return dict(result, status="build_failed", kind=build_error_kind(log), detail=first_error(log))
     if not command:
         return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
-    text, seconds = run_once(command, folder, timeout)
+    text, seconds = run_once(command, folder, timeout, clock)
     if text is None and shrink and shrunk(command, shrink) != command:
         first, command = command, shrunk(command, shrink)  # once more, smaller; the table shows these arguments
         given = "hecbench_args.json's" if makefiles is not None else "Makefile's"
         result["args"] = " ".join(command[1:]) + f" ({given} {' '.join(first[1:])} / {shrink})"
-        text, seconds = run_once(command, folder, timeout)
+        text, seconds = run_once(command, folder, timeout, clock)
     result["run_s"] = seconds
     if text is None:
-        return dict(result, status="timeout", detail=f"no exit after {timeout:g} s")
+        return dict(result, status="timeout", detail=f"no exit after {describe(timeout, clock)}")
     text, returncode = text
     said_failed = failure_line(text)
     if returncode < 0:
@@ -367,6 +379,7 @@ def main(argv=None):
                         help="run N programs drawn at random (with --seed) instead of all of them")
     parser.add_argument("--seed", type=int, default=1, help="the --sample's random seed (default 1)")
     parser.add_argument("--timeout", type=float, default=60, help="seconds a program may run (default 60)")
+    parser.add_argument("--clock", choices=CLOCKS, default="wall", help=clock_help("--timeout"))
     parser.add_argument("--shrink", type=int, default=0, metavar="F",
                         help="run a program that times out once more with its integer arguments of 32 "
                              "or more divided by F (default: no second run)")
@@ -391,12 +404,13 @@ def main(argv=None):
     if args.sample:
         folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
     with open(args.args, encoding="utf-8") as handle:
-        overrides = json.load(handle)["args"]
+        given = json.load(handle)
+    overrides, build_options = given["args"], given.get("make", {})
     deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
     compiler = os.path.abspath(args.compiler)
 
     def evaluate_and_print(folder):
-        r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink)
+        r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink, build_options, args.clock)
         print(f"{r['program']:32} {r['status']:14} {(r.get('kind', '') + ' ' + r.get('detail', ''))[:110]}", flush=True)
         if args.log:
             with open(args.log, "a", encoding="utf-8") as handle:

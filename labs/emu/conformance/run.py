@@ -15,7 +15,7 @@ verdict.py: FAILED, FAIL, "Test failed"; for Rodinia's lud no "dismatch"), the f
     waived         the program skipped itself (cuda-samples' exit status 2)
     failed         nonzero exit status, a line saying it failed, or output the list rejects
     crashed        killed by a signal
-    timeout        ran past --timeout
+    timeout        ran past --timeout (wall-clock seconds; with --clock cpu, seconds of CPU)
     build_failed   did not compile or link (the first compiler error is shown)
     input_missing  a data file the program reads is not in the checkout (large files may be
                    left out of a snapshot)
@@ -43,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cuda_samples_resize import resized_copy  # noqa: E402
+from time_limit import CLOCKS, clock_help, describe, over_limit  # noqa: E402
 from verdict import failure_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -144,10 +145,10 @@ def cmake_build(program, folder, root, build_dir):
     return (executable if built else None), result.stdout + result.stderr
 
 
-def run_program(program, executable, folder, timeout):
+def run_program(program, executable, folder, timeout, clock="wall"):
     """(status, seconds, CPU seconds, output) of one run in the program's folder. The CPU time
     (user and system, all its threads) says what the run cost where the machine is shared and
-    the wall time also counts other work."""
+    the wall time also counts other work; with clock "cpu" it is also what --timeout limits."""
     start = time.monotonic()
     process = subprocess.Popen([executable] + program.get("args", []), cwd=folder, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -159,7 +160,7 @@ def run_program(program, executable, folder, timeout):
         pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
-        if time.monotonic() - start > timeout:
+        if over_limit(process.pid, time.monotonic() - start, timeout, clock):
             os.killpg(process.pid, signal.SIGKILL)
             _, wait_status, usage = os.wait4(process.pid, 0)
             timed_out = True
@@ -172,7 +173,7 @@ def run_program(program, executable, folder, timeout):
     output = b"".join(chunk for chunk in chunks if chunk)
     if timed_out:
         return "timeout", time.monotonic() - start, cpu, output.decode(errors="replace") + \
-            f"\nno exit after {timeout:g} s"
+            f"\nno exit after {describe(timeout, clock)}"
     elapsed = time.monotonic() - start
     text = output.decode(errors="replace")
     if process.returncode < 0:
@@ -190,7 +191,7 @@ def run_program(program, executable, folder, timeout):
     return "passed", elapsed, cpu, text
 
 
-def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
+def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None, clock="wall"):
     result = {"built": False, "ran": False}
     if program.get("skip"):
         return dict(result, status="skipped", detail=program["skip"])
@@ -222,7 +223,7 @@ def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None):
     missing = [name for name in program.get("inputs", []) if not os.path.exists(os.path.join(folder, name))]
     if missing:
         return dict(result, status="input_missing", detail="not in the checkout: " + ", ".join(missing))
-    status, seconds, cpu, output = run_program(program, executable, folder, timeout)
+    status, seconds, cpu, output = run_program(program, executable, folder, timeout, clock)
     result.update(ran=True, status=status, run_s=round(seconds, 1), cpu_s=round(cpu, 1))
     result["detail"] = "" if status == "passed" else first_error(output.replace(folder + os.sep, ""))
     if status == "passed" and program.get("verified") is False:
@@ -272,6 +273,7 @@ def main(argv=None):
                         help="only programs whose suite/name match this glob, or one of these comma-separated "
                              "globs (the timeouts of a run, run again)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a program may run (default 120)")
+    parser.add_argument("--clock", choices=CLOCKS, default="wall", help=clock_help("--timeout"))
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
     parser.add_argument("--jobs", type=int, default=1,
@@ -304,7 +306,7 @@ def main(argv=None):
             return 2
 
     def evaluate_and_print(program):
-        r = evaluate(program, roots, work, args.compiler, args.cc, args.timeout, cmake_dirs)
+        r = evaluate(program, roots, work, args.compiler, args.cc, args.timeout, cmake_dirs, args.clock)
         print(f"{program['key']:50} {r['status']:13} {r.get('detail', '')[:100]}", flush=True)
         return program["key"], r
 

@@ -112,6 +112,7 @@ void BlockRunner::prepare_threads(const dim3 &block)
         w.results.clear();
         w.converging.clear();
         w.stepping = 0;
+        w.held = 0;
     }
     range_barriers_.clear();
     group_waiters_ = 0;
@@ -186,11 +187,21 @@ Fiber *BlockRunner::acquire_fiber()
     return fiber;
 }
 
+// Keeps the warp's `held` mask in step with the lane's state, so that warp_waits, asked at
+// every lane's wait while lanes are kept in step, is one test rather than a look at 32 lanes.
+CUDAEMU_HOT void BlockRunner::mark_held(const Thread &thread, bool held)
+{
+    unsigned int bit = 1u << (thread.linear % kWarpLanes);
+    Warp &w = warps_[thread.linear / kWarpLanes];
+    w.held = held ? w.held | bit : w.held & ~bit;
+}
+
 CUDAEMU_HOT void BlockRunner::enter(Thread &thread)
 {
     thread.state = State::Running;
     thread.wait = Wait::None;
     thread.yielded = false;
+    mark_held(thread, false);
     running_ = &thread;
     threadIdx = thread.index;
     lane_shared_traffic = 0;  // it starts, or its warp has caught up with it: a new step
@@ -234,6 +245,7 @@ CUDAEMU_HOT void BlockRunner::thread_returned(Thread &thread)
 {
     thread.state = State::Exited;
     thread.fiber = nullptr;
+    mark_held(thread, false);
     running_ = nullptr;
     --live_;
     unsigned int warp = thread.linear / kWarpLanes;
@@ -327,6 +339,7 @@ bool BlockRunner::yield_running_thread()
     // It waits for others (a cuda::barrier's phase, a clock spin): lanes of its warp kept in step
     // must not wait for it to reach them, or neither goes on (the barrier's last arrival among them).
     thread.yielded = true;
+    mark_held(thread, true);
     unsigned int warp = thread.linear / kWarpLanes;
     if (__builtin_expect(group_waiters_ != 0, 0) && warps_[warp].stepping) try_step(warp);
     // Threads not yet started go first: a thread that waits for the clock as the block's first
@@ -344,6 +357,7 @@ bool BlockRunner::yield_running_thread()
 CUDAEMU_HOT void BlockRunner::make_ready(unsigned int linear)
 {
     threads_[linear].state = State::Ready;
+    if (!threads_[linear].yielded) mark_held(threads_[linear], false);
     ready_.push_back(linear);
 }
 
@@ -369,6 +383,7 @@ CUDAEMU_HOT BlockVote BlockRunner::block_barrier(int predicate)
     unsigned int parity = block_generation_ & 1;
     if (predicate) ++vote_true_[parity];
     thread.state = State::Waiting;
+    mark_held(thread, true);
     thread.wait = Wait::Block;
     block_waiters_.push_back(thread.linear);
     if (block_waiters_.size() == live_) release_block_barrier();
@@ -419,6 +434,7 @@ WarpExchange BlockRunner::warp_exchange(unsigned int mask, unsigned long long va
     if (group == w.groups.size()) w.groups.push_back(WarpGroup{mask, 0});
     w.groups[group].arrived |= bit;
     thread.state = State::Waiting;
+    mark_held(thread, true);
     thread.wait = Wait::Warp;
     complete_warp_group(warp, group);
     wait(thread);
@@ -450,11 +466,7 @@ unsigned int BlockRunner::live_lanes() const
 bool BlockRunner::warp_waits(unsigned int warp) const
 {
     const Warp &w = warps_[warp];
-    for (unsigned int lane = 0; lane < kWarpLanes; ++lane)
-        if ((w.live & (1u << lane)) && threads_[warp * kWarpLanes + lane].state != State::Waiting &&
-            !threads_[warp * kWarpLanes + lane].yielded)
-            return false;
-    return true;
+    return (w.live & ~w.held) == 0;
 }
 
 // ---- cg::coalesced_threads(). A GPU's coalesced group is the lanes of the warp that are
@@ -492,6 +504,7 @@ unsigned int BlockRunner::converge(const char *file, int line)
     w.converging[group].arrived |= bit;
     ++group_waiters_;
     thread.state = State::Waiting;
+    mark_held(thread, true);
     thread.wait = Wait::Converge;
     wait(thread);  // try_converge runs there
     return thread.converged;
@@ -520,6 +533,7 @@ void BlockRunner::keep_warp_in_step()
     unsigned int warp = thread.linear / kWarpLanes, bit = 1u << (thread.linear % kWarpLanes);
     Warp &w = warps_[warp];
     thread.state = State::Waiting;  // counted as waiting, so that warp_waits sees the others only
+    mark_held(thread, true);
     // Alone in its warp at this point (the others wait elsewhere, or have returned): go on. With
     // others kept in step here, the last to arrive goes in lane order with them, never first.
     if (w.stepping == 0 && warp_waits(warp)) {
@@ -566,6 +580,7 @@ void BlockRunner::sync_range(unsigned int first, unsigned int count)
     range_barriers_[barrier].waiters.push_back(thread.linear);
     ++group_waiters_;
     thread.state = State::Waiting;
+    mark_held(thread, true);
     thread.wait = Wait::Range;
     try_release_range(barrier);
     wait(thread);
@@ -592,6 +607,7 @@ void BlockRunner::sync_grid()
               grid_->kernel_name, grid_->launch_site().c_str());
     Thread &thread = *running_;
     thread.state = State::Waiting;
+    mark_held(thread, true);
     thread.wait = Wait::Grid;
     grid_waiters_.push_back(thread.linear);
     if (grid_waiters_.size() == live_) complete_grid_arrival();

@@ -136,6 +136,7 @@ private:
         std::vector<WarpResult> results;   // finished rendezvous not yet read by all lanes
         std::vector<Convergence> converging;  // coalesced_threads() calls not yet formed
         unsigned int stepping;             // lanes waiting in keep_warp_in_step()
+        unsigned int held;                 // lanes waiting (State::Waiting) or yielded: warp_waits' one test
     };
     enum class NextKind { Resume, Start, Finish };
     struct Next {
@@ -148,6 +149,7 @@ private:
     void enter(Thread &thread);
     Thread &start_next_thread(Fiber *fiber);
     void thread_returned(Thread &thread);
+    void mark_held(const Thread &thread, bool held);
     BlockVote block_barrier(int predicate);
     Next pick_next();
     void wait(Thread &thread);

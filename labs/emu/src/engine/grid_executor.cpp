@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <numeric>
 #include <system_error>
@@ -115,6 +116,76 @@ Pool &pool()
     return *instance;
 }
 
+// The CPU threads of cooperative launches. Their blocks wait for each other at
+// this_grid().sync(), so each block needs a thread of its own for the whole launch (the pool
+// above runs blocks one after another). The threads, and the fibers and stacks of their
+// BlockRunners, are kept for the next cooperative launch: started anew for each, they cost
+// more than the kernels of a program that launches often (reductionMultiBlockCG spent its time
+// in the kernel's page faults and unmaps of fresh stacks). One launch at a time uses them.
+class CooperativeCrew {
+public:
+    using Block = std::function<void(std::uint64_t)>;
+    // Runs block 0 on the calling thread and blocks 1 .. blocks - 1 on the crew's threads.
+    void run(const GridRun &grid, std::uint64_t blocks, const Block &run_block)
+    {
+        std::lock_guard<std::mutex> one_launch_at_a_time(launch_mutex_);
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (threads_.size() + 1 < blocks) start_thread(grid, blocks);
+        block_ = &run_block;
+        blocks_ = blocks;
+        remaining_ = blocks - 1;
+        ++generation_;
+        work_.notify_all();
+        lock.unlock();
+        run_block(0);
+        lock.lock();
+        done_.wait(lock, [&] { return remaining_ == 0; });
+        block_ = nullptr;
+    }
+
+private:
+    void start_thread(const GridRun &grid, std::uint64_t blocks)
+    {
+        std::size_t slot = threads_.size();
+        try {
+            threads_.emplace_back(&CooperativeCrew::serve, this, slot, generation_);
+            threads_.back().detach();  // never joined: the crew sleeps until the process ends
+        } catch (const std::system_error &error) {
+            fatal("cooperative launch of %s: the emulator runs each of its %llu blocks on a CPU thread of its own "
+                  "and could not start thread %llu (%s); a limit on processes or threads is too low for this "
+                  "grid (the grader's: see lab.toml [limits] processes), or use fewer, larger blocks",
+                  grid.kernel_name, (unsigned long long)blocks, (unsigned long long)slot + 1, error.what());
+        }
+    }
+    // Thread `slot` runs block slot + 1 of each launch that has that many blocks.
+    void serve(std::size_t slot, std::uint64_t seen)
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            work_.wait(lock, [&] { return generation_ != seen; });
+            seen = generation_;
+            if (slot + 1 >= blocks_) continue;  // this launch has fewer blocks
+            const Block &run_block = *block_;
+            lock.unlock();
+            run_block(slot + 1);
+            lock.lock();
+            if (--remaining_ == 0) done_.notify_all();
+        }
+    }
+
+    std::mutex launch_mutex_, mutex_;
+    std::condition_variable work_, done_;
+    std::vector<std::thread> threads_;
+    const Block *block_ = nullptr;
+    std::uint64_t blocks_ = 0, remaining_ = 0, generation_ = 0;
+};
+
+CooperativeCrew &crew()
+{
+    static CooperativeCrew *instance = new CooperativeCrew();  // never destroyed, as the pool
+    return *instance;
+}
+
 }  // namespace
 
 void execute_grid(GridRun &grid)
@@ -136,21 +207,7 @@ void execute_cooperative_grid(GridRun &grid)
                     (unsigned int)(linear / ((std::uint64_t)grid.grid.x * grid.grid.y))};
         BlockRunner::for_this_thread().run_block(grid, index, linear);
     };
-    std::vector<std::thread> threads;
-    threads.reserve(blocks - 1);
-    for (std::uint64_t linear = 1; linear < blocks; ++linear) {
-        try {
-            threads.emplace_back(run_one, linear);
-        } catch (const std::system_error &error) {
-            // The blocks already started would wait at the grid barrier for this one forever.
-            fatal("cooperative launch of %s: the emulator runs each of its %llu blocks on a CPU thread of its own "
-                  "and could not start thread %llu (%s); a limit on processes or threads is too low for this "
-                  "grid (the grader's: see lab.toml [limits] processes), or use fewer, larger blocks",
-                  grid.kernel_name, (unsigned long long)blocks, (unsigned long long)linear, error.what());
-        }
-    }
-    run_one(0);
-    for (std::thread &thread : threads) thread.join();
+    crew().run(grid, blocks, run_one);
     grid.grid_barrier = nullptr;
 }
 
