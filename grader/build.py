@@ -259,7 +259,7 @@ def _build_programs(lab: Lab, src_root: Path, build_dir: Path, harness: Path, *,
     if stopped:
         return BuildResult(False, programs, log, stopped)
     if outcome.exit_code != 0:
-        return BuildResult(False, programs, log, one_line(first_error(outcome.stderr or outcome.stdout, emu=emu)))
+        return BuildResult(False, programs, log, first_error(outcome.stderr or outcome.stdout, emu=emu))
     if check_symbols:
         objects = {name: build_dir / lab.id / f"{name}.o" for name in lab.programs}
         refused, grader_error = symbols.check(lab, objects, sandbox=sandbox, view=[Mount(build_dir)])
