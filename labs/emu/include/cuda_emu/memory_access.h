@@ -191,15 +191,27 @@ inline bool in_shared_arena(T &ref)
 template <class T>
 inline void before_shared_load()
 {
-    if (__builtin_expect(lane_shared_traffic & kLaneStoredShared, 0)) keep_warp_in_step();
-    lane_shared_traffic |= kLaneLoadedShared;
+    // The flag is written only when it changes: a store on every access would chain each of a
+    // loop's shared loads to the one before through memory (a tile's inner product ran 15%
+    // slower so).
+    const unsigned char traffic = lane_shared_traffic;
+    if (__builtin_expect(traffic & kLaneStoredShared, 0)) {
+        keep_warp_in_step();
+        lane_shared_traffic |= kLaneLoadedShared;
+    } else if (!(traffic & kLaneLoadedShared)) {
+        lane_shared_traffic = traffic | kLaneLoadedShared;
+    }
 }
 template <class T>
 inline void before_shared_store()
 {
-    if (std::is_volatile<T>::value && __builtin_expect(lane_shared_traffic & kLaneLoadedShared, 0))
+    const unsigned char traffic = lane_shared_traffic;
+    if (std::is_volatile<T>::value && __builtin_expect(traffic & kLaneLoadedShared, 0)) {
         keep_warp_in_step();
-    lane_shared_traffic |= kLaneStoredShared;
+        lane_shared_traffic |= kLaneStoredShared;
+    } else if (!(traffic & kLaneStoredShared)) {
+        lane_shared_traffic = traffic | kLaneStoredShared;
+    }
 }
 template <class T>
 inline void before_shared_update()
