@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 LABKIT_EVERY_LAB=1 python3 -m pytest -q tests/authoring/test_dist.py -k "student_edition" "$@"
 # every reference solution under the emulator's checks (make test: without them, and two labs with)
 LABKIT_EVERY_LAB=1 python3 -m pytest -q grader/tests/test_labs_emu.py -k "emulators_checks" "$@"
+# every lab's untouched starter fails with reasons, under the checks (make test: increment's, matmul's)
+LABKIT_EVERY_LAB=1 python3 -m pytest -q grader/tests/test_labs_emu.py -k "untouched_starter" "$@"
 # the hostile corpus with the sandbox forced off, whole (make test grades the holes and the limits)
 python3 tests/hostile/corpus.py --sandbox off
 # every lab's handout walked through in the student edition (make test: lab 1's)

@@ -111,17 +111,44 @@ inline unsigned profile_run_slot(std::uintptr_t key)
 {
     return unsigned((key >> 4) + ((key & 6) << 2)) & (kProfileRunSlots - 1);
 }
-// The running CUDA thread's open runs, kProfileRunSlots of them profile_run_stride apart (the
-// threads of a block side by side); null unless the fast path is on.
+// The running CUDA thread's open runs, kProfileRunSlots of them kProfileRunRow apart (a slot's
+// row holds the runs of every thread a block may have, 1024, side by side: a constant, so that
+// the fast path finds a slot with a shift). Unless the fast path is on, runs no access continues
+// (every key 0), so that the fast path need not test for none.
+constexpr std::size_t kProfileRunRow = 1024;
 extern __thread ProfileRun *profile_runs;
-extern __thread std::size_t profile_run_stride;
-inline bool profile_run_continues(const void *address, const AccessSite *site, unsigned op)
+// The running block's shared memory, for accesses through a volatile pointer and
+// for the profile (set per block).
+extern __thread const char *shared_arena_low;
+extern __thread const char *shared_arena_high;
+// A run the profiler has regrouped stays, emptied, in its slot (count 0): the next thread on
+// this slot (the next block's, or the same thread after a barrier) mostly accesses the same site
+// again, elsewhere (data[i] of the next block); the run starts over there, inline too, where the
+// access is in the run's memory space (shared memory, or global memory off the thread's stack,
+// as the runtime would place it). Not in the ASan build, whose fake stacks only the runtime knows.
+inline bool profile_run_restarts(ProfileRun &run, std::uintptr_t address, std::size_t size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    (void)run, (void)address, (void)size;
+    return false;
+#else
+    if (run.count != 0 || run.size != size) return false;
+    const char *a = reinterpret_cast<const char *>(address);
+    bool shared = a >= shared_arena_low && a < shared_arena_high;
+    if (run.space != (shared ? 1 : 0) || (!shared && on_fiber_stack(a))) return false;
+    run.next = address + std::uintptr_t(run.stride);  // the old stride, a guess the next access checks
+    run.count = 1;
+    return true;
+#endif
+}
+inline bool profile_run_continues(const void *address, std::size_t size, const AccessSite *site, unsigned op)
 {
     ProfileRun *runs = profile_runs;
-    if (!runs) return false;
     std::uintptr_t key = profile_run_key(site, op);
-    ProfileRun &run = runs[profile_run_slot(key) * profile_run_stride];
-    if (run.key != key || run.next != reinterpret_cast<std::uintptr_t>(address)) return false;
+    ProfileRun &run = runs[profile_run_slot(key) * kProfileRunRow];
+    if (run.key != key) return false;
+    if (__builtin_expect(run.next != reinterpret_cast<std::uintptr_t>(address), 0))
+        return profile_run_restarts(run, reinterpret_cast<std::uintptr_t>(address), size);
     run.next += run.stride;
     ++run.count;
     return true;
@@ -153,9 +180,6 @@ extern __thread unsigned char lane_shared_traffic;
 // Parks the running lane until every other live lane of its warp waits (here, at a barrier, in
 // a warp function) or has returned; forgets the lane's traffic.
 void keep_warp_in_step();
-// The running block's shared memory, for accesses through a volatile pointer (set per block).
-extern __thread const char *shared_arena_low;
-extern __thread const char *shared_arena_high;
 
 template <class T>
 inline bool in_shared_arena(T &ref)
@@ -167,15 +191,27 @@ inline bool in_shared_arena(T &ref)
 template <class T>
 inline void before_shared_load()
 {
-    if (__builtin_expect(lane_shared_traffic & kLaneStoredShared, 0)) keep_warp_in_step();
-    lane_shared_traffic |= kLaneLoadedShared;
+    // The flag is written only when it changes: a store on every access would chain each of a
+    // loop's shared loads to the one before through memory (a tile's inner product ran 15%
+    // slower so).
+    const unsigned char traffic = lane_shared_traffic;
+    if (__builtin_expect(traffic & kLaneStoredShared, 0)) {
+        keep_warp_in_step();
+        lane_shared_traffic |= kLaneLoadedShared;
+    } else if (!(traffic & kLaneLoadedShared)) {
+        lane_shared_traffic = traffic | kLaneLoadedShared;
+    }
 }
 template <class T>
 inline void before_shared_store()
 {
-    if (std::is_volatile<T>::value && __builtin_expect(lane_shared_traffic & kLaneLoadedShared, 0))
+    const unsigned char traffic = lane_shared_traffic;
+    if (std::is_volatile<T>::value && __builtin_expect(traffic & kLaneLoadedShared, 0)) {
         keep_warp_in_step();
-    lane_shared_traffic |= kLaneStoredShared;
+        lane_shared_traffic |= kLaneStoredShared;
+    } else if (!(traffic & kLaneStoredShared)) {
+        lane_shared_traffic = traffic | kLaneStoredShared;
+    }
 }
 template <class T>
 inline void before_shared_update()
@@ -194,7 +230,7 @@ inline T &shared_access(T &ref, Access kind, Site site)
     else  // an update (`tile[i] += v`) loads and stores
         before_shared_update<T>();
     if (__builtin_expect(access_hooks_on, 0) &&
-        !(kind == Access::Read && profile_run_continues(address_of(ref), site(), 0)))
+        !(kind == Access::Read && profile_run_continues(address_of(ref), sizeof(T), site(), 0)))
         observe_shared_access(address_of(ref), sizeof(T), kind, site());
     return ref;
 }
@@ -223,7 +259,7 @@ private:
         using Value = std::remove_cv_t<T>;
         if constexpr (std::is_trivially_copyable<Value>::value) {
             if (__builtin_expect(access_hooks_on, 0)) {
-                if (profile_run_continues(address_of(ref), site(), 1)) {
+                if (profile_run_continues(address_of(ref), sizeof(T), site(), 1)) {
                     assign();
                     return ref;
                 }
@@ -259,7 +295,7 @@ inline T &&global_written(T &&result, Site site)
     if constexpr (std::is_lvalue_reference<T>::value && std::is_trivially_copyable<Value>::value &&
                   sizeof(Value) <= sizeof(unsigned long long)) {
         // A run continued is no access to the stack: none is begun there.
-        if (__builtin_expect(access_hooks_on, 0) && !profile_run_continues(address_of(result), site(), 1) &&
+        if (__builtin_expect(access_hooks_on, 0) && !profile_run_continues(address_of(result), sizeof(Value), site(), 1) &&
             !on_fiber_stack(address_of(result))) {
             Value value = result;
             unsigned long long bits = 0;
@@ -294,7 +330,8 @@ constexpr T &&global_read(T &&ref, Site site)
     }
     if constexpr (accessed_by_use<T>()) {
         if (!__builtin_is_constant_evaluated() && __builtin_expect(access_hooks_on, 0) &&
-            !profile_run_continues(address_of(ref), site(), 0) && !on_fiber_stack(address_of(ref)))
+            !profile_run_continues(address_of(ref), sizeof(std::remove_reference_t<T>), site(), 0) &&
+            !on_fiber_stack(address_of(ref)))
             observe_global_access(address_of(ref), sizeof(std::remove_reference_t<T>), Access::Read, site());
     }
     return static_cast<T &&>(ref);

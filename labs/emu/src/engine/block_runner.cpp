@@ -29,8 +29,9 @@ __thread const char *shared_arena_low = nullptr;
 __thread const char *shared_arena_high = nullptr;
 __thread const char *fiber_stack_low = nullptr;
 __thread const char *fiber_stack_high = nullptr;
-__thread ProfileRun *profile_runs = nullptr;
-__thread std::size_t profile_run_stride = 0;
+// Where the profile's fast path is off: free slots (key 0), which no access continues.
+static ProfileRun no_profile_runs[kProfileRunSlots * kProfileRunRow];
+__thread ProfileRun *profile_runs = no_profile_runs;
 
 namespace {
 // The hooks' view of the running fiber's stack (cuda_emu/memory_access.h); none outside a kernel.
@@ -163,7 +164,7 @@ void BlockRunner::run_block(GridRun &grid, uint3 block_index, std::uint64_t bloc
     // Every thread of the block has returned.
     set_fiber_stack(nullptr);
     shared_arena_low = shared_arena_high = nullptr;
-    profile_runs = nullptr;
+    profile_runs = no_profile_runs;
     if (profiling_) recorder_.end_block();
     tls_kernel_runner = nullptr;
     running_ = nullptr;
@@ -206,8 +207,7 @@ CUDAEMU_HOT void BlockRunner::enter(Thread &thread)
     threadIdx = thread.index;
     lane_shared_traffic = 0;  // it starts, or its warp has caught up with it: a new step
     // The profile's fast path, where nothing else watches each access (the race detector does).
-    profile_runs = profiling_ && !racecheck_ ? recorder_.open_runs(thread.linear) : nullptr;
-    profile_run_stride = recorder_.slot_stride();
+    profile_runs = profiling_ && !racecheck_ ? recorder_.open_runs(thread.linear) : no_profile_runs;
 }
 
 CUDAEMU_HOT BlockRunner::Thread &BlockRunner::start_next_thread(Fiber *fiber)

@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "api/memory_owners.h"
+#include "engine/device_limits.h"
 
 namespace cudaemu {
+static_assert(kProfileRunRow == kMaxThreadsPerBlock, "a slot's row of open runs holds one run for each thread of a block");
 
 void AccessCounts::add(const AccessCounts &other)
 {
@@ -32,7 +34,8 @@ void WarpRecorder::begin_block(LaunchProfile *launch, unsigned int threads)
     launch_ = launch;
     threads_ = threads;
     if (thread_capacity_ < threads) {
-        open_.reset(new ProfileRun[(std::size_t)threads * kProfileRunSlots]);
+        // Made anew with the threads' slot bits below: a run is in use only where its bit says so.
+        open_.reset(new ProfileRun[kProfileRunRow * kProfileRunSlots]);
         open_slots_.reset(new std::uint32_t[threads]());
         closed_.reset(new Runs[threads]);
         thread_capacity_ = threads;
@@ -349,42 +352,108 @@ CUDAEMU_NO_ASAN bool WarpRecorder::regroup_open_runs(unsigned int first_thread, 
     const std::uint32_t slots = open_slots_[first_thread];
     for (unsigned int lane = 0; lane < lanes; ++lane)
         if (closed_[first_thread + lane].size() != 0 || open_slots_[first_thread + lane] != slots) return false;
-    // Checked and gathered in one pass over each slot's row: a mismatch is found before any
-    // request is counted (the row of a slot is checked whole before its regrouping).
-    const ProfileRun *runs[kProfileRunSlots][32];
-    Cursor cursors[kProfileRunSlots][32];
-    std::size_t counts[kProfileRunSlots];
-    bool same_length[kProfileRunSlots];
-    unsigned int rows = 0;
-    for (std::uint32_t left = slots; left; left &= left - 1, ++rows) {
-        unsigned int slot = (unsigned int)__builtin_ctz(left);
-        const ProfileRun *row = &open_run(first_thread, slot);
+    // Every slot's row is checked whole before any request is counted, and read for what its
+    // regrouping needs, with nothing written: a warp of one access a lane (the increment lab)
+    // has no more to do than this pass and count_side_by_side.
+    struct Row {
+        ProfileRun *runs;     // the row's lane 0
+        unsigned int present; // lanes that made an access
+        bool same_length;     // every such lane's run as long
+        bool side_by_side;    // and every lane's run lane 0's, moved on by its number of elements
+    };
+    Row rows[kProfileRunSlots];
+    unsigned int row_count = 0;
+    for (std::uint32_t left = slots; left; left &= left - 1) {
+        ProfileRun *row = &open_run(first_thread, (unsigned int)__builtin_ctz(left));
         const std::uintptr_t key = row->key;
         const unsigned char space = row->space;
-        std::size_t count = 0;
+        const std::uintptr_t first = row->first();
+        unsigned int present = 0;
         std::uint32_t fewest = ~0u, most = 0;
+        bool side_by_side = true;
         for (unsigned int lane = 0; lane < lanes; ++lane) {
             const ProfileRun &run = row[lane];
             if (run.key != key || run.space != space) return false;
             if (!run.count) continue;
-            runs[rows][lane] = &run;
-            cursors[rows][count++] = Cursor{lane, &runs[rows][lane], &runs[rows][lane] + 1, 0};
+            ++present;
             fewest = std::min(fewest, run.count);
             most = std::max(most, run.count);
+            // (A run of one access has no stride yet: what it holds is left from an earlier run.)
+            side_by_side = side_by_side && run.size == row->size && (run.count == 1 || run.stride == row->stride) &&
+                           run.first() == first + (std::uintptr_t)lane * row->size;
         }
-        counts[rows] = count;
-        same_length[rows] = fewest == most;
+        rows[row_count++] = Row{row, present, fewest == most, side_by_side && present == lanes && fewest == most};
     }
-    for (unsigned int r = 0; r < rows; ++r) {
-        if (!counts[r]) continue;
-        if (run_op(*runs[r][cursors[r][0].lane]) != Op::Load)
-            for (std::size_t i = 0; i < counts[r]; ++i) mark_owners(*runs[r][cursors[r][i].lane]);
-        if (same_length[r])  // one stretch: every lane's run is as long
-            regroup_stretch(cursors[r], counts[r], runs[r][cursors[r][0].lane]->count);
-        else
-            regroup_key(cursors[r], counts[r]);
-        for (std::size_t i = 0; i < counts[r]; ++i) empty_run(const_cast<ProfileRun &>(*runs[r][cursors[r][i].lane]));
+    for (unsigned int r = 0; r < row_count; ++r) {
+        ProfileRun *row = rows[r].runs;
+        if (!rows[r].present) continue;
+        if (rows[r].side_by_side && row->count == 1 && count_side_by_side(*row, lanes)) {
+            // One access a lane, side by side: one range of stores, as mark_owners would mark lane by lane.
+            if (run_op(*row) != Op::Load && row->space == (unsigned char)Space::Global)
+                mark_range(row->first(), (std::uintptr_t)lanes * row->size);
+            for (unsigned int lane = 0; lane < lanes; ++lane) empty_run(row[lane]);
+            continue;
+        }
+        const ProfileRun *runs[32];
+        Cursor cursors[32];
+        std::size_t count = 0;
+        for (unsigned int lane = 0; lane < lanes; ++lane) {
+            if (!row[lane].count) continue;
+            runs[lane] = &row[lane];
+            cursors[count++] = Cursor{lane, &runs[lane], &runs[lane] + 1, 0};
+        }
+        if (run_op(*row) != Op::Load)
+            for (std::size_t i = 0; i < count; ++i) mark_owners(*runs[cursors[i].lane]);
+        if (rows[r].side_by_side && count_side_by_side(*row, lanes)) {
+        } else if (rows[r].same_length) {  // one stretch: every lane's run is as long
+            regroup_stretch(cursors, count, runs[cursors[0].lane]->count);
+        } else {
+            regroup_key(cursors, count);
+        }
+        for (std::size_t i = 0; i < count; ++i) empty_run(row[cursors[i].lane]);
     }
+    return true;
+}
+
+// The requests of a warp whose lanes 0 .. lanes-1 each ran `lane0`'s run moved on by the lane's
+// number of elements (the increment lab's data[i], a row of a tile): request j is one stretch
+// of lanes * size bytes from lane 0's j-th address, counted as count_request counts a
+// contiguous request, with no entries built. False where count_request's other rules apply (a
+// 4-byte shared load may merge into a 16-byte one; atomics; a shared access out of alignment):
+// the caller regroups those as any other.
+CUDAEMU_NO_ASAN bool WarpRecorder::count_side_by_side(const ProfileRun &lane0, unsigned int lanes)
+{
+    const Op op = run_op(lane0);
+    const Space space = (Space)lane0.space;
+    const std::uintptr_t size = lane0.size;
+    if (op == Op::Atomic) return false;
+    if (space == Space::Shared && (size > 8 || (op == Op::Load && size == 4))) return false;
+    const std::uintptr_t first = lane0.first();
+    const std::uint32_t requests = lane0.count;
+    if (space == Space::Shared) {
+        // Aligned words in a row: one wavefront per phase (32 lanes of 4 bytes, 16 of 8) that has lanes.
+        for (std::uint32_t j = 0; j < requests; ++j)
+            if (((first + (std::uintptr_t)(lane0.stride * (std::intptr_t)j)) & (size - 1)) != 0) return false;
+        SiteProfile &site = site_of(run_site(lane0));
+        const unsigned int phase_lanes = size <= 4 ? 32 : 16;
+        AccessCounts &counts = op == Op::Load ? site.shared_load : site.shared_store;
+        counts.requests += requests;
+        counts.accesses += (std::uint64_t)requests * lanes;
+        counts.bytes += (std::uint64_t)requests * lanes * size;
+        counts.wavefronts += (std::uint64_t)requests * ((lanes + phase_lanes - 1) / phase_lanes);
+        return true;
+    }
+    SiteProfile &site = site_of(run_site(lane0));
+    AccessCounts &counts = op == Op::Load ? site.global_load : site.global_store;
+    std::uint64_t sectors = 0;
+    for (std::uint32_t j = 0; j < requests; ++j) {
+        const std::uintptr_t start = first + (std::uintptr_t)(lane0.stride * (std::intptr_t)j);
+        sectors += ((start + lanes * size - 1) >> 5) - (start >> 5) + 1;
+    }
+    counts.requests += requests;
+    counts.accesses += (std::uint64_t)requests * lanes;
+    counts.bytes += (std::uint64_t)requests * lanes * size;
+    counts.sectors += sectors;
     return true;
 }
 

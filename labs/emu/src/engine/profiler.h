@@ -17,8 +17,11 @@
 // the requests repeat as soon as the addresses are where they were modulo what the counts can
 // tell (a 32-byte sector; in shared memory, where the stride is whole words, a 16-byte boundary:
 // each word's bank turns with them), so one period is counted and the rest added
-// (regroup_stretch). A regrouped run stays, emptied, at its first address: a thread's next
-// stretch (or the next block's thread) mostly reads its shared tile from there again.
+// (regroup_stretch); where each lane's run is lane 0's moved on by the lane's elements (data[i]),
+// every request is one stretch of bytes, counted with no entries built (count_side_by_side). A
+// regrouped run stays, emptied, at its first address: a thread's next stretch (or the next
+// block's thread) mostly reads its shared tile from there again, or accesses the site elsewhere,
+// where the hook starts the run over inline (memory_access.h: profile_run_restarts).
 //
 // For each request: global memory, the distinct 32-byte sectors the lanes touch (ncu's
 // l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}); shared memory, the wavefronts it takes with
@@ -106,10 +109,9 @@ public:
     void begin_block(LaunchProfile *launch, unsigned int threads);
     // A thread's open runs (cuda_emu/memory_access.h's fast path continues them inline): slot by
     // slot, each slot's runs of all threads side by side, so that a warp's lanes write and the
-    // regrouping reads a few adjacent cache lines (profile_run_stride apart).
+    // regrouping reads a few adjacent cache lines (kProfileRunRow apart).
     ProfileRun *open_runs(unsigned int thread) { return open_.get() + thread; }
-    std::size_t slot_stride() const { return thread_capacity_; }
-    ProfileRun &open_run(unsigned int thread, unsigned int slot) { return open_[slot * thread_capacity_ + thread]; }
+    ProfileRun &open_run(unsigned int thread, unsigned int slot) { return open_[slot * kProfileRunRow + thread]; }
     // An access the fast path did not take: it continues its site's run, or starts one.
     CUDAEMU_NO_ASAN void record(unsigned int thread, const AccessSite *site, std::uintptr_t address,
                                 std::uint32_t size, Space space, Op op)
@@ -219,6 +221,7 @@ private:
     }
     bool regroup_open_runs(unsigned int first_thread, unsigned int lanes);
     void regroup_all_runs(unsigned int first_thread, unsigned int lanes);
+    bool count_side_by_side(const ProfileRun &lane0, unsigned int lanes);
     void regroup_key(Cursor *cursors, std::size_t lanes);
     void regroup_stretch(const Cursor *active, std::size_t count, std::uint64_t length);
     void mark_owners(const ProfileRun &run);
@@ -235,7 +238,7 @@ private:
 
     LaunchProfile *launch_ = nullptr;
     unsigned int threads_ = 0;
-    std::unique_ptr<ProfileRun[]> open_;          // kProfileRunSlots a thread
+    std::unique_ptr<ProfileRun[]> open_;          // kProfileRunSlots rows of kProfileRunRow
     std::unique_ptr<std::uint32_t[]> open_slots_;  // a thread's slots in use, one bit each
     std::unique_ptr<Runs[]> closed_;
     std::size_t thread_capacity_ = 0;
