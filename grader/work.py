@@ -34,8 +34,9 @@ name decides nothing (a student's `#line 1 "labs/x/main.cpp"` changes only what 
 Code in the student's process can forge the mark (tests/hostile/forged_origin does), so the mark
 may only ever cost them where it can: the harness launches no kernel in a graded case, so a
 harness launch in one is refused (judge), and a harness kernel's bytes are never counted as the
-kernels' (computed_by_kernels). What it still gives is the harness's host copies: in "any" mode a
-result no kernel changed passes when the harness's upload alone wrote it.
+kernels' (computed_by_kernels), and a result no kernel wrote fails even when a copy marked as the
+harness's wrote it ("any" mode): the cases where the harness's upload is the answer are named in
+the lab's exempt_cases.
 
 Where the profile comes from: under the emulator, the first run of each case writes it into its
 work folder (grade.py's run_case sets EMU_PROFILE; the case's other runs, in a random order or
@@ -222,8 +223,6 @@ def computed_by_kernels(profile: dict, facts: CaseFacts, mode: str) -> str | Non
                 else:
                     other += count
         total = max(1, output.get("bytes", 1))
-        students = {w: c for w, c in host_copies.items()
-                    if writers[w].get("kind") == "kernel" or not from_harness(writers[w])}
         if mode == "all" and kernel_bytes < total:
             if host_copies:
                 worst = max(host_copies, key=host_copies.get)
@@ -231,10 +230,12 @@ def computed_by_kernels(profile: dict, facts: CaseFacts, mode: str) -> str | Non
                         f"{_where(writers[worst])}, not by a kernel: the kernels must compute all of it")
             return (f"{100 * (total - kernel_bytes) / total:.0f}% of {what} was never written by a kernel "
                     f"(a cudaMemset's or nothing's): the kernels must compute all of it")
-        if mode == "any" and kernel_bytes == 0 and students:
-            worst = max(students, key=students.get)
+        # Even the harness's upload counts: its mark can be forged in the student's process. A case
+        # that leaves a kernel nothing to write is named in the lab's exempt_cases instead.
+        if mode == "any" and kernel_bytes == 0 and host_copies:
+            worst = max(host_copies, key=host_copies.get)
             return (f"no kernel wrote any of {what}: it is what {_where(writers[worst])} put there, "
-                    f"computed on the host")
+                    f"not your kernels' work")
     return None
 
 

@@ -33,10 +33,13 @@ def test_changed_on_the_host_after_the_copy_back():
     assert "changed on the host" in reason
 
 
-def test_any_accepts_what_the_harness_uploaded_and_kernels_left():
-    assert work.computed_by_kernels(profile([part([(HARNESS, 1000)])]), FACTS, "any") is None
+def test_any_needs_a_kernel_to_write_some_of_the_result():
     assert work.computed_by_kernels(profile([part([(HOST, 1000), (KERNEL, 4)])]), FACTS, "any") is None
+    assert work.computed_by_kernels(profile([part([(HARNESS, 1000), (KERNEL, 4)])]), FACTS, "any") is None
     assert "no kernel wrote" in work.computed_by_kernels(profile([part([(HOST, 1000)])]), FACTS, "any")
+    # The harness's mark can be forged from the student's process: its upload alone is no work either
+    # (a case where it is the answer goes in the lab's exempt_cases).
+    assert "no kernel wrote" in work.computed_by_kernels(profile([part([(HARNESS, 1000)])]), FACTS, "any")
 
 
 def test_coalesced_loads():
