@@ -1,10 +1,13 @@
-"""The GPU-evidence corpus's table (grading it takes minutes: evidence_corpus.py does that): every
-entry names a folder holding its lab's files, cases of its lab, and expectations that can be held."""
+"""The GPU-evidence corpus's table (grading all of it takes minutes: evidence_corpus.py does that):
+every entry names a folder holding its lab's files, cases of its lab, and expectations that can be
+held; the entries expected to lose their points under the emulator too are graded there."""
 
+import pytest
 
 from grader.labs import load_lab
+from grader.testing import EMU_READY
 
-from evidence_corpus import HERE, load_table
+from evidence_corpus import HERE, grade, load_table, problems
 
 
 def test_every_entry_is_a_submission_of_its_lab_with_real_cases():
@@ -27,3 +30,10 @@ def test_every_entry_is_a_submission_of_its_lab_with_real_cases():
 def test_every_folder_is_in_the_table():
     folders = {p.parent.name for p in HERE.glob("*/*/*.c")}
     assert folders == set(load_table())
+
+
+@pytest.mark.skipif(not EMU_READY, reason="the CPU emulator (labs/emu) is not in this tree")
+@pytest.mark.parametrize("name", sorted(name for name, entry in load_table().items() if entry.emu))
+def test_an_entry_that_cheats_under_the_emulator_too_loses_its_points_there(name):
+    entry = load_table()[name]
+    assert problems(entry, grade(entry, gpu=False), gpu=False) == []
