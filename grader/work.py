@@ -30,7 +30,7 @@ tests are the lab's: tests/<lab>/.
 Whose work is whose: the profile marks each launch and each copy with its origin, "harness" where
 the trusted build of the kit's own sources made it (they alone are compiled with
 -DCUDAEMU_HARNESS: the Makefile's harness objects, labs/emu/CONTRACT.md), else "program"; a file
-name decides nothing (a student's `#line 1 "labs/x/main.cpp"` changes only what a reason shows).
+name decides nothing (a student's `#line 1 "labs/common/device.cu"` changes only what a reason shows).
 Code in the student's process can forge the mark (tests/hostile/forged_origin does), so the mark
 may only ever cost them where it can: the harness launches no kernel in a graded case, so a
 harness launch in one is refused (judge), and a harness kernel's bytes are never counted as the
@@ -235,7 +235,7 @@ def computed_by_kernels(profile: dict, facts: CaseFacts, mode: str) -> str | Non
         if mode == "any" and kernel_bytes == 0 and host_copies:
             worst = max(host_copies, key=host_copies.get)
             return (f"no kernel wrote any of {what}: it is what {_where(writers[worst])} put there, "
-                    f"not your kernels' work")
+                    f"computed on the host")
     return None
 
 

@@ -53,14 +53,14 @@ def test_coalesced_loads():
 def test_the_harness_is_told_by_its_origin_not_by_a_file_name():
     harness = launch(file="labs/common/device.cu", origin="harness")
     assert work.student_launches({"launches": [harness, launch()]}) == [launch()]
-    # A student's `#line 1 "labs/lab/main.cpp"` names a kit file, but the launch is still theirs.
-    lined = launch(file="labs/lab/main.cpp")
+    # A student's `#line 1 "labs/common/device.cu"` names a kit file, but the launch is still theirs.
+    lined = launch(file="labs/common/device.cu")
     assert work.student_launches({"launches": [lined]}) == [lined]
 
 
 def test_a_line_directive_naming_a_kit_file_hides_nothing():
     scattered = {"requests": 100, "sectors": 3200, "bytes": 1, "accesses": 1}
-    lined = profile([part([(KERNEL, 1024)])], launches=[launch(loads=scattered, file="labs/lab/main.cpp")])
+    lined = profile([part([(KERNEL, 1024)])], launches=[launch(loads=scattered, file="labs/common/device.cu")])
     assert "32.0 32-byte sectors" in _graded_once(lined, check=[{"check": "coalesced_loads"}])
 
 
