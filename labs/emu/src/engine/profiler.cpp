@@ -387,7 +387,9 @@ CUDAEMU_NO_ASAN bool WarpRecorder::regroup_open_runs(unsigned int first_thread, 
     for (unsigned int r = 0; r < row_count; ++r) {
         ProfileRun *row = rows[r].runs;
         if (!rows[r].present) continue;
-        if (rows[r].side_by_side && row->count == 1 && count_side_by_side(*row, lanes)) {
+        // Counted here where it can be, whatever the run's length; else regrouped below.
+        const bool counted = rows[r].side_by_side && count_side_by_side(*row, lanes);
+        if (counted && row->count == 1) {
             // One access a lane, side by side: one range of stores, as mark_owners would mark lane by lane.
             if (run_op(*row) != Op::Load && row->space == (unsigned char)Space::Global)
                 mark_range(row->first(), (std::uintptr_t)lanes * row->size);
@@ -404,11 +406,11 @@ CUDAEMU_NO_ASAN bool WarpRecorder::regroup_open_runs(unsigned int first_thread, 
         }
         if (run_op(*row) != Op::Load)
             for (std::size_t i = 0; i < count; ++i) mark_owners(*runs[cursors[i].lane]);
-        if (rows[r].side_by_side && count_side_by_side(*row, lanes)) {
-        } else if (rows[r].same_length) {  // one stretch: every lane's run is as long
-            regroup_stretch(cursors, count, runs[cursors[0].lane]->count);
-        } else {
-            regroup_key(cursors, count);
+        if (!counted) {
+            if (rows[r].same_length)  // one stretch: every lane's run is as long
+                regroup_stretch(cursors, count, runs[cursors[0].lane]->count);
+            else
+                regroup_key(cursors, count);
         }
         for (std::size_t i = 0; i < count; ++i) empty_run(row[cursors[i].lane]);
     }
@@ -434,26 +436,22 @@ CUDAEMU_NO_ASAN bool WarpRecorder::count_side_by_side(const ProfileRun &lane0, u
         // Aligned words in a row: one wavefront per phase (32 lanes of 4 bytes, 16 of 8) that has lanes.
         for (std::uint32_t j = 0; j < requests; ++j)
             if (((first + (std::uintptr_t)(lane0.stride * (std::intptr_t)j)) & (size - 1)) != 0) return false;
-        SiteProfile &site = site_of(run_site(lane0));
-        const unsigned int phase_lanes = size <= 4 ? 32 : 16;
-        AccessCounts &counts = op == Op::Load ? site.shared_load : site.shared_store;
-        counts.requests += requests;
-        counts.accesses += (std::uint64_t)requests * lanes;
-        counts.bytes += (std::uint64_t)requests * lanes * size;
-        counts.wavefronts += (std::uint64_t)requests * ((lanes + phase_lanes - 1) / phase_lanes);
-        return true;
     }
     SiteProfile &site = site_of(run_site(lane0));
-    AccessCounts &counts = op == Op::Load ? site.global_load : site.global_store;
-    std::uint64_t sectors = 0;
-    for (std::uint32_t j = 0; j < requests; ++j) {
-        const std::uintptr_t start = first + (std::uintptr_t)(lane0.stride * (std::intptr_t)j);
-        sectors += ((start + lanes * size - 1) >> 5) - (start >> 5) + 1;
-    }
+    AccessCounts &counts = space == Space::Shared ? (op == Op::Load ? site.shared_load : site.shared_store)
+                                                  : (op == Op::Load ? site.global_load : site.global_store);
     counts.requests += requests;
     counts.accesses += (std::uint64_t)requests * lanes;
     counts.bytes += (std::uint64_t)requests * lanes * size;
-    counts.sectors += sectors;
+    if (space == Space::Shared) {
+        const unsigned int phase_lanes = size <= 4 ? 32 : 16;
+        counts.wavefronts += (std::uint64_t)requests * ((lanes + phase_lanes - 1) / phase_lanes);
+        return true;
+    }
+    for (std::uint32_t j = 0; j < requests; ++j) {
+        const std::uintptr_t start = first + (std::uintptr_t)(lane0.stride * (std::intptr_t)j);
+        counts.sectors += ((start + lanes * size - 1) >> 5) - (start >> 5) + 1;
+    }
     return true;
 }
 
