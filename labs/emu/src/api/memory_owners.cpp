@@ -51,15 +51,13 @@ struct Cache {
     std::uint64_t generation = 0;
 };
 thread_local Cache cache;
-thread_local const char *call_file = nullptr;
-thread_local int call_line = 0;
-thread_local bool call_harness = false;
 
 struct CallSite {
-    const char *file;
-    int line;
-    bool harness;
+    const char *file = "";
+    int line = 0;
+    bool harness = false;
 };
+thread_local CallSite next_call;  // the next API call's, noted by cuda_runtime.h's macros
 
 std::uint64_t hash_bytes(const void *data, std::size_t bytes)
 {
@@ -117,19 +115,15 @@ DeviceTraffic &traffic_of(int device)
 
 CallSite take_call_site()
 {
-    CallSite site{call_file ? call_file : "", call_line, call_harness};
-    call_file = nullptr;
-    call_line = 0;
-    call_harness = false;
+    CallSite site = next_call;
+    next_call = CallSite{};
     return site;
 }
 }  // namespace
 
 void note_call_site(const char *file, int line, bool harness)
 {
-    call_file = file;
-    call_line = line;
-    call_harness = harness;
+    next_call = CallSite{file ? file : "", line, harness};
 }
 
 std::uint16_t intern_writer(WriterKind kind, const std::string &name, const char *file, int line, int device,

@@ -130,7 +130,7 @@ public:
     {
         std::lock_guard<std::mutex> one_launch_at_a_time(launch_mutex_);
         std::unique_lock<std::mutex> lock(mutex_);
-        while (threads_.size() + 1 < blocks) start_thread(grid, blocks);
+        while (threads_ + 1 < blocks) start_thread(grid, blocks);
         block_ = &run_block;
         blocks_ = blocks;
         remaining_ = blocks - 1;
@@ -146,10 +146,10 @@ public:
 private:
     void start_thread(const GridRun &grid, std::uint64_t blocks)
     {
-        std::size_t slot = threads_.size();
+        std::size_t slot = threads_;
         try {
-            threads_.emplace_back(&CooperativeCrew::serve, this, slot, generation_);
-            threads_.back().detach();  // never joined: the crew sleeps until the process ends
+            std::thread(&CooperativeCrew::serve, this, slot, generation_).detach();  // sleeps until the process ends
+            ++threads_;
         } catch (const std::system_error &error) {
             fatal("cooperative launch of %s: the emulator runs each of its %llu blocks on a CPU thread of its own "
                   "and could not start thread %llu (%s); a limit on processes or threads is too low for this "
@@ -175,7 +175,7 @@ private:
 
     std::mutex launch_mutex_, mutex_;
     std::condition_variable work_, done_;
-    std::vector<std::thread> threads_;
+    std::size_t threads_ = 0;  // started, never joined
     const Block *block_ = nullptr;
     std::uint64_t blocks_ = 0, remaining_ = 0, generation_ = 0;
 };
