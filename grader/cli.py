@@ -95,19 +95,19 @@ def cmd_check(args) -> int:
     lab = load_lab(args.lab)
     if not args.emu and not has_gpu():
         return _fail(no_gpu_message(lab.id))
-    source = source_for(args, lab)
-    progress = CheckProgress()
-    grader = Grader(lab, source, emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
-                    keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else progress.log,
-                    on_result=(lambda _: None) if args.quiet else progress.result,
-                    sandbox=chosen_mode(args), secret_file=args.secret_file,
-                    sanitize=False if args.no_sanitize else (True if args.sanitize else None),
-                    checks=not args.no_checks)
-    report = grader.grade()
-    progress.clear()
-    print(reports.table(report))
-    reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
-                          junit_path=args.junit)
+    with source_for(args, lab) as source:
+        progress = CheckProgress()
+        grader = Grader(lab, source, emu=args.emu, asan=args.asan, groups=CASE_SELECTIONS[args.cases],
+                        keep_outputs=args.keep_outputs, log=(lambda *_: None) if args.quiet else progress.log,
+                        on_result=(lambda _: None) if args.quiet else progress.result,
+                        sandbox=chosen_mode(args), secret_file=args.secret_file,
+                        sanitize=False if args.no_sanitize else (True if args.sanitize else None),
+                        checks=not args.no_checks)
+        report = grader.grade()
+        progress.clear()
+        print(reports.table(report))
+        reports.write_reports(report, json_path=args.json, gradescope_path=args.gradescope,
+                              junit_path=args.junit)
     if any(r.verdict == IE for r in report.results):
         print(f"grader: error: {sum(r.verdict == IE for r in report.results)} case(s) not graded: the grader "
               f"failed, not the student (the reasons say what to fix); grade again once fixed", file=sys.stderr)

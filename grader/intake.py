@@ -22,12 +22,16 @@ import re
 import shutil
 import stat
 import tarfile
+import tempfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader.labs import ConfigError, Lab
 from grader.paths import BUILD_DIR, SOLUTIONS_DIR, STARTER_DIR
+from grader.program_files import remove_tree
 from grader.text import one_line, shorten_paths
 
 MAX_FILE_BYTES = 1 << 20  # one source file
@@ -59,9 +63,10 @@ class Source:
         return tuple(base / f"{program}.c" for program in lab.programs)
 
 
-def source_for(args, lab: Lab) -> Source:
+@contextmanager
+def source_for(args, lab: Lab) -> Iterator[Source]:
     """What `grader check` grades: --submission's folder or tarball, taken in (intake below),
-    --solution's reference, or the starter."""
+    --solution's reference, or the starter. A submission's copy lasts as long as its grading."""
     if args.submission:
         # Only the lab's own files, checked, are built, from a folder whose name is the grader's
         # (intake.safe_id), whatever the submission's own name holds.
@@ -69,12 +74,23 @@ def source_for(args, lab: Lab) -> Source:
         if not path.exists():
             raise SubmissionError(f"submission {path} does not exist")
         name = safe_id(path.name)
-        return Source(f"sub-{name}", intake(path, lab, BUILD_DIR / "unpacked" / name), submission=True)
+        # A folder of this grading's own: two gradings at once of submissions with one name (two
+        # TAs' alice/, or one folder twice) must never build each other's files, nor a sandbox
+        # user of one take the other's copy away from the user it was granted to.
+        (BUILD_DIR / "unpacked").mkdir(parents=True, exist_ok=True)
+        dest = Path(tempfile.mkdtemp(prefix=f"{name}.", dir=BUILD_DIR / "unpacked"))
+        try:
+            yield Source(f"sub-{name}", intake(path, lab, dest), submission=True)
+        finally:
+            remove_tree(dest)
+            remove_tree(dest.with_name(dest.name + ".intake"))  # _write's half-written copy, if intake failed
+        return
     if args.solution:
         if not (SOLUTIONS_DIR / lab.id).is_dir():
             raise ConfigError(no_solutions_message(lab.id))  # the option is wrong for this copy, not a submission
-        return Source("solution", SOLUTIONS_DIR)
-    return Source("starter", STARTER_DIR)
+        yield Source("solution", SOLUTIONS_DIR)
+        return
+    yield Source("starter", STARTER_DIR)
 
 
 def no_solutions_message(lab: str) -> str:

@@ -2,6 +2,7 @@
 under the CPU emulator by default, so the suite runs in CI without a GPU; make the emulator's
 profile of a run by hand, for the work checks (grader/work.py, labs/<lab>/work_checks.py)."""
 
+import atexit
 import os
 import shutil
 import subprocess
@@ -39,9 +40,12 @@ def hand_in(name: str, *folders: Path) -> Path:
     """A corpus's submission copied where the grader keeps handed-in folders, build/unpacked/<name>,
     each folder's files over the one's before (as intake does, without its checks: some entries
     are wrong in ways intake would refuse). A sandbox user is granted the folders above the
-    sources it builds, so two gradings side by side must not share a kit folder above theirs."""
-    folder = BUILD_DIR / "unpacked" / name
+    sources it builds, so two gradings side by side must not share a kit folder above theirs:
+    the folder is this process's own (two corpus scripts at once hand in the same entry), and
+    goes when the process ends."""
+    folder = BUILD_DIR / "unpacked" / f"{name}.{os.getpid()}"
     remove_tree(folder)
+    atexit.register(remove_tree, folder)
     for source in folders:
         shutil.copytree(source, folder, symlinks=True, dirs_exist_ok=True)
     return folder

@@ -2,12 +2,13 @@ import io
 import json
 import re
 import tarfile
+from types import SimpleNamespace
 
 import pytest
 
 from grader.labs import load_lab
 from grader.paths import SOLUTIONS_DIR, STARTER_DIR
-from grader.intake import SubmissionError, unpack
+from grader.intake import SubmissionError, source_for, unpack
 from grader.submit import package
 
 
@@ -117,3 +118,20 @@ def test_unpack_not_a_tarball(tmp_path):
     bogus.write_text("hello")
     with pytest.raises(SubmissionError, match="cannot read submission"):
         unpack(bogus, tmp_path / "dest")
+
+
+def test_two_gradings_of_folders_with_one_name_never_share_a_copy(tmp_path):
+    # Two TAs grade their own alice/ at once (or one folder twice): each grading builds from a copy
+    # of its own, which goes when the grading ends.
+    lab = load_lab("increment")
+    folders = [tmp_path / section / "alice" for section in ("a", "b")]
+    for folder, text in zip(folders, ("// section a\n", "// section b\n")):
+        folder.mkdir(parents=True)
+        (folder / "increment.c").write_text(text + done_increment())
+    args = [SimpleNamespace(submission=str(folder), solution=False) for folder in folders]
+    with source_for(args[0], lab) as first, source_for(args[1], lab) as second:
+        assert first.submission and second.submission
+        assert first.root != second.root
+        assert (first.root / "increment/increment.c").read_text().startswith("// section a")
+        assert (second.root / "increment/increment.c").read_text().startswith("// section b")
+    assert not first.root.exists() and not second.root.exists()
