@@ -18,6 +18,13 @@ from grader.program_files import remove_tree
 EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
 
 
+def whole_run() -> bool:
+    """Whether the checks that make test runs in a shorter form to stay within CI's time (one lab
+    of seven, a part of a corpus, a kit whose emulator is already built) run whole: bash
+    tests/every_lab.sh sets LABKIT_EVERY_LAB=1 for that."""
+    return bool(os.environ.get("LABKIT_EVERY_LAB"))
+
+
 def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: bool = True) -> Path:
     """Builds <flavor> of the lab (solution or starter) and returns the program's path."""
     # pytest here, not at the top: the corpora's scripts import this module (hand_in) where
