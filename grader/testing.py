@@ -59,15 +59,16 @@ def run(argv, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=kw.pop("timeout", 300), **kw)
 
 
-def seed_kit_build(kit: Path) -> None:
+def seed_kit_build(kit: Path, folders: tuple[str, ...] = ("emu", "harness")) -> None:
     """Copies this kit's built emulator runtime and harness objects into another copy of the kit
     (an LMS bundle's kit/, unpacked or written by a test), all with one time newer than the
     bundle's files, so its first grading does not spend minutes building them again: make finds
     them up to date whatever time unpacking gave the sources (zipfile: the time of unpacking).
-    A test that checks the first grading's own build does not call this."""
+    A test that checks the first grading's own build does not call this; one that checks that the
+    copy's own harness builds seeds ("emu",) alone."""
     import shutil
     import time
-    for folder in ("emu", "harness"):
+    for folder in folders:
         source = BUILD_DIR / folder
         if source.is_dir():
             shutil.copytree(source, kit / "build" / folder, copy_function=shutil.copy, dirs_exist_ok=True,
