@@ -209,8 +209,9 @@ def unpacked_student_kit(student_tarball, student_files, tmp_path_factory) -> Pa
         tar.extractall(where, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     root = where / "cuda-lab-kit-student"
     # The emulator's library, if this checkout has built it already, need not be built again:
-    # what is under test is the edition's own files. Then the checked labs' starters, on every
-    # core, before grading one lab at a time.
+    # what is under test is the edition's own files, the labs' harnesses among them (the other
+    # tests of the edition take those from the kit's build). Then the checked labs' starters, on
+    # every core, before grading one lab at a time.
     seed_kit_build(root, ("emu",))
     subprocess.run(["make", "-s", f"-j{os.cpu_count() or 2}", "EMU=1", "-k", *CHECKED_LABS], cwd=root,
                    capture_output=True, text=True, timeout=600)

@@ -161,10 +161,10 @@ def _run_line(root: Path, handout: str, line: str) -> tuple[Outcome, str]:
 
 
 def prepare(root: Path, labs: tuple[str, ...] = ()) -> None:
-    """Builds the labs (all of them when none are named) from the starters in the edition. The emulator's runtime, the same
-    sources in the kit and in the edition, is taken from the kit's own build when it has one (make check grades with
-    the emulator's checks: the AddressSanitizer one too); the labs' harnesses build in the edition."""
-    seed_kit_build(root, ("emu",))
+    """Builds the labs (all of them when none are named) from the starters in the edition. The emulator's runtime and
+    the labs' harnesses, the same sources in the kit and in the edition, are taken from the kit's own build when it
+    has them (tests/authoring/test_dist.py builds the edition's harnesses)."""
+    seed_kit_build(root)
     env = {**os.environ, "MAKEFLAGS": ""}
     env.pop("EMU", None)
     proc = subprocess.run(["make", "-s", "-k", f"-j{os.cpu_count() or 2}", *labs], cwd=root,
