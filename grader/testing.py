@@ -19,8 +19,8 @@ EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
 
 
 def whole_run() -> bool:
-    """Whether the checks that make test runs in a shorter form to stay within CI's time (one lab
-    of seven, a part of a corpus, a kit whose emulator is already built) run whole: bash
+    """Whether the checks that make test runs in a shorter form to stay within CI's time (a lab
+    or two of all, a part of a corpus, a kit whose emulator is already built) run whole: bash
     tests/every_lab.sh sets LABKIT_EVERY_LAB=1 for that."""
     return bool(os.environ.get("LABKIT_EVERY_LAB"))
 
