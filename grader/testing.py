@@ -19,6 +19,13 @@ from grader.program_files import remove_tree
 EMU_READY = (KIT_ROOT / "labs/emu/include/cuda_runtime.h").exists()
 
 
+def whole_run() -> bool:
+    """Whether the checks that make test runs in a shorter form to stay within CI's time (a lab
+    or two of all, a part of a corpus, a kit whose emulator is already built) run whole: bash
+    tests/every_lab.sh sets LABKIT_EVERY_LAB=1 for that."""
+    return bool(os.environ.get("LABKIT_EVERY_LAB"))
+
+
 def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: bool = True) -> Path:
     """Builds <flavor> of the lab (solution or starter) and returns the program's path."""
     # pytest here, not at the top: the corpora's scripts import this module (hand_in) where
@@ -56,15 +63,16 @@ def run(argv, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=kw.pop("timeout", 300), **kw)
 
 
-def seed_kit_build(kit: Path) -> None:
+def seed_kit_build(kit: Path, folders: tuple[str, ...] = ("emu", "harness")) -> None:
     """Copies this kit's built emulator runtime and harness objects into another copy of the kit
     (an LMS bundle's kit/, unpacked or written by a test), all with one time newer than the
     bundle's files, so its first grading does not spend minutes building them again: make finds
     them up to date whatever time unpacking gave the sources (zipfile: the time of unpacking).
-    A test that checks the first grading's own build does not call this."""
+    A test that checks the first grading's own build does not call this; one that checks that the
+    copy's own harness builds seeds ("emu",) alone."""
     import shutil
     import time
-    for folder in ("emu", "harness"):
+    for folder in folders:
         source = BUILD_DIR / folder
         if source.is_dir():
             shutil.copytree(source, kit / "build" / folder, copy_function=shutil.copy, dirs_exist_ok=True,

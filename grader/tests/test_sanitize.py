@@ -82,10 +82,10 @@ def _sanitize_step(tmp_path, monkeypatch, student: str, case_name: str, root: Pa
     grader = Grader(lab, Source(student, root or STUDENTS / "fw" / student, submission=True), emu=False, sandbox="off",
                     log=lambda *_: None)
     grader.folder.parent = tmp_path  # the step runs outside grade(), which would remove its folder
-    # No GPU here: the plain emulated build (of the solution, if the student's will not build) plays the GPU's.
-    build = grader.builds.get(True, False)
-    if root is not None:
-        build = Grader(lab, Source("solution", SOLUTIONS_DIR), emu=False, sandbox="off").builds.get(True, False)
+    # No GPU here: the plain emulated build plays the GPU's: the student's, or, for code made to act
+    # otherwise under the emulator (root), the solution's (the kit's own build, made once).
+    plays_gpu = grader if root is None else Grader(lab, Source("solution", SOLUTIONS_DIR), emu=False, sandbox="off")
+    build = plays_gpu.builds.get(True, False)
     assert build.ok, build.reason
     grader.builds.set_graded(build)
     right = CaseResult(case_name, AC, "right", 1.0, 1.0)

@@ -18,12 +18,13 @@ from grader.report import Report
 from grader.timing import ReferenceTiming
 from grader.labs import lab_ids, load_lab
 from grader.paths import KIT_ROOT, SOLUTIONS_DIR, STARTER_DIR
+from grader.testing import seed_kit_build, whole_run
 
 HAS_PANDOC = shutil.which("pandoc") is not None and shutil.which("dot") is not None
 PACKED_LABS = [lab for lab in lab_ids() if f"labs/{lab}/lab.toml" in dist.kit_files()]  # committed ones
 # make check in the unpacked student edition: lab 1 in make test, every lab with
 # LABKIT_EVERY_LAB=1 (tests/every_lab.sh)
-CHECKED_LABS = PACKED_LABS if os.environ.get("LABKIT_EVERY_LAB") else [lab for lab in PACKED_LABS if lab == "increment"]
+CHECKED_LABS = PACKED_LABS if whole_run() else [lab for lab in PACKED_LABS if lab == "increment"]
 
 
 def members(tarball: Path) -> dict[str, bytes]:
@@ -208,11 +209,10 @@ def unpacked_student_kit(student_tarball, student_files, tmp_path_factory) -> Pa
         tar.extractall(where, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     root = where / "cuda-lab-kit-student"
     # The emulator's library, if this checkout has built it already, need not be built again:
-    # what is under test is the edition's own files. Then the checked labs' starters, on every
-    # core, before grading one lab at a time.
-    if (KIT_ROOT / "build" / "emu").is_dir():
-        shutil.copytree(KIT_ROOT / "build" / "emu", root / "build" / "emu", symlinks=True,
-                        copy_function=shutil.copy)  # fresh times: newer than the sources
+    # what is under test is the edition's own files, the labs' harnesses among them (the other
+    # tests of the edition take those from the kit's build). Then the checked labs' starters, on
+    # every core, before grading one lab at a time.
+    seed_kit_build(root, ("emu",))
     subprocess.run(["make", "-s", f"-j{os.cpu_count() or 2}", "EMU=1", "-k", *CHECKED_LABS], cwd=root,
                    capture_output=True, text=True, timeout=600)
     return root

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -46,6 +45,7 @@ sys.path.insert(0, str(KIT))
 
 from authoring import dist  # noqa: E402
 from authoring.handouts import code_blocks, inline_code, read_ast  # noqa: E402
+from grader.testing import seed_kit_build  # noqa: E402
 
 PREFIXES = ("make ", "make\t", "python3 ", "./build/", "bash ")
 # Commands that change the kit: cleaning, installing, making editions, and a bench that records
@@ -161,13 +161,10 @@ def _run_line(root: Path, handout: str, line: str) -> tuple[Outcome, str]:
 
 
 def prepare(root: Path, labs: tuple[str, ...] = ()) -> None:
-    """Builds the labs (all of them when none are named) from the starters in the edition. The emulator's runtime, the same
-    sources in the kit and in the edition, is taken from the kit's own build when it has one: the plain one
-    and the AddressSanitizer one (make check grades with the emulator's checks)."""
-    for flavor in ("plain", "asan"):
-        kit_runtime = KIT / "build" / "emu" / flavor
-        if (kit_runtime / "libcudaemu.a").exists():
-            shutil.copytree(kit_runtime, root / "build" / "emu" / flavor, dirs_exist_ok=True)
+    """Builds the labs (all of them when none are named) from the starters in the edition. The emulator's runtime and
+    the labs' harnesses, the same sources in the kit and in the edition, are taken from the kit's own build when it
+    has them (tests/authoring/test_dist.py builds the edition's harnesses)."""
+    seed_kit_build(root)
     env = {**os.environ, "MAKEFLAGS": ""}
     env.pop("EMU", None)
     proc = subprocess.run(["make", "-s", "-k", f"-j{os.cpu_count() or 2}", *labs], cwd=root,

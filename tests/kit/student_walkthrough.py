@@ -35,6 +35,7 @@ sys.path.insert(0, str(KIT_ROOT))
 sys.path.insert(0, str(KIT_ROOT / "tests" / "handouts"))
 
 from grader.labs import lab_ids, load_lab  # noqa: E402
+from grader.testing import seed_kit_build  # noqa: E402
 # The handouts' commands as tests/handouts/student_edition.py finds them (which runs each on the
 # untouched starters; this walk runs them on finished work, and asks more of them).
 from student_edition import NAMED_ONLY, NOT_RUN, PLACEHOLDER, handout_lines  # noqa: E402
@@ -84,9 +85,9 @@ MISTAKES = {
 
 def unpack_student_edition(where: Path) -> Path:
     root = unpack(where)
-    if (KIT_ROOT / "build" / "emu").is_dir():  # the emulator's libraries, if built here: not under test
-        shutil.copytree(KIT_ROOT / "build" / "emu", root / "build" / "emu", symlinks=True,
-                        ignore=shutil.ignore_patterns("tests", "bench"), copy_function=shutil.copy)
+    # The emulator's libraries and the labs' harnesses, if built here, are not under test: the
+    # student's own steps are (tests/authoring/test_dist.py builds the edition's harnesses).
+    seed_kit_build(root)
     return root
 
 
