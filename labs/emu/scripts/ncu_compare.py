@@ -6,7 +6,7 @@ On a machine with a GPU and ncu (as root, or with the GPU's performance counters
     python3 labs/emu/scripts/ncu_compare.py table build/ncu-compare --write
 
 `collect` builds each run's source twice (for the GPU, and for the emulator: one make per source
-tree, SRC_ROOT=... BUILD=... [EMU=1], the trees side by side), runs it under ncu with METRICS
+tree, SRC_ROOT=... BUILD=... EMU=0 or EMU=1, the trees side by side), runs it under ncu with METRICS
 below, and under the emulator with EMU_PROFILE=<file>; it writes <run>.ncu.csv, <run>.emu.json
 and <run>.log per run, and machine.json (the GPU, ncu's version, the seconds each run took).
 The two sides can be collected apart: the GPU's in one short session, where no run starts past
@@ -29,6 +29,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -108,11 +109,16 @@ NOTES: dict[str, str] = {
     "and so the addresses of the later loads and stores, depend on the order the atomics ran: the GPU's and "
     "the emulator's orders differ (within 2% for loads, 7% for stores); a few bank conflicts of its shared "
     "queue likewise.",
-    "spmv_row_kernel": "global loads: the GPU's are more (10%); stores are equal. The emulator counts the "
-    "source's trips of the row loop (the longest row's in a warp, three loads a trip). Not yet checked in the "
-    "SASS; the likely cause is nvcc's unrolling of that loop (a body of several trips and a remainder): a warp "
-    "whose lanes' rows differ in length runs both and issues more loads than the source's trips.",
-    "spmv_row_part_kernel": "as spmv_row_kernel's, for the same loop over a row's first `line` nonzeros.",
+    "spmv_row_kernel": "global loads: the GPU's are more (11% of requests, 4% of sectors); stores are equal. "
+    "The emulator counts the source's trips of the row loop (a warp's k-th trip once, for the lanes whose rows "
+    "are that long). nvcc runs that loop in four parts (`cuobjdump -sass`, nvcc 13.0, sm_90): (length mod 4) "
+    "trips one at a time, a body of 16 trips while more than 12 remain, a block of 8, a block of 4, each load "
+    "of each part its own instruction; a warp issues one if any of its lanes runs it, so a warp whose rows "
+    "differ in length issues more loads than its longest row's trips. Counted that way on this matrix "
+    "(`labs/emu/scripts/unrolled_row_loop.py row-powerlaw`), the loads are ncu's exactly, requests and "
+    "sectors; the emulator does not model the unrolling: this is the source-level figure.",
+    "spmv_row_part_kernel": "as spmv_row_kernel's, for the same loop over a row's first `line` nonzeros "
+    "(`unrolled_row_loop.py hybrid-powerlaw` gives ncu's figures).",
     "gather_kernel": "global loads: the emulator's are more. The source reads `row_ptr[row]` twice (in the test "
     "and as the index); nvcc loads it once and keeps it in a register. The source-level figure.",
     "mark_heads_kernel": "as gather_kernel's: `row_ptr[row]` read twice in the source, loaded once by nvcc.",
@@ -159,7 +165,7 @@ def _build_all(runs: list[dict], emu: bool) -> None:
     makes = {}
     for source, labs in labs_by_source.items():
         cmd = ["make", "--no-print-directory", "-C", str(KIT), *labs, f"SRC_ROOT={(KIT / source).resolve()}",
-               f"BUILD={_build_folder(source, emu)}", f"-j{os.cpu_count() or 4}"] + (["EMU=1"] if emu else [])
+               f"BUILD={_build_folder(source, emu)}", f"-j{os.cpu_count() or 4}", f"EMU={1 if emu else 0}"]
         makes[source] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for source, make in makes.items():
         output = make.communicate()[0]
@@ -180,6 +186,9 @@ def collect(out: Path, only: list[str], sides: tuple[bool, ...] = (False, True),
         raise SystemExit(f"ncu_compare: no run named {', '.join(unknown)}; the runs are {', '.join(by_name)}")
     runs = [by_name[name] for name in only] if only else list(RUNS)
     ncu = os.environ.get("NCU", "ncu")
+    if False in sides and shutil.which(ncu) is None:
+        raise SystemExit(f"ncu_compare: Nsight Compute's {ncu!r} is not on PATH: collect the GPU's side on a machine "
+                         "with a GPU and ncu (or set NCU=/path/to/ncu); --emu-only collects the emulator's side here")
     machine: dict = {}
     for command, key in (([ncu, "--version"], "ncu"),
                          (["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"], "gpu")):

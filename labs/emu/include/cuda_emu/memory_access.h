@@ -35,7 +35,13 @@ enum class Access : unsigned char { Read, Write, Update, Rewrite };
 struct AccessSite {
     const char *file;
     int line;
-    const char *name;
+    // The profile's slot for the site's open runs (profile_run_slot): a constant of the
+    // rewriter's site (CUDAEMU_SITE numbers them with __COUNTER__, so a program that relies on
+    // that macro's values, not only on their being distinct, sees them moved on), so that the
+    // fast path finds its run at a fixed offset with no arithmetic on the site's address; 0 for
+    // a site the runtime makes.
+    unsigned char slot = 0;
+    const char *name = nullptr;
 };
 
 // True while some checker watches accesses; the runtime sets it at each launch.
@@ -71,7 +77,7 @@ inline const AccessSite *call_site(const char *file, int line, const char *name)
     static std::mutex *const mutex = new std::mutex;
     static auto *const sites = new std::map<std::pair<const char *, int>, AccessSite>;
     std::lock_guard<std::mutex> lock(*mutex);
-    return &sites->emplace(std::make_pair(file, line), AccessSite{file, line, name}).first->second;
+    return &sites->emplace(std::make_pair(file, line), AccessSite{file, line, 0, name}).first->second;
 }
 
 // The running CUDA thread's fiber stack, set by the runtime at each fiber switch: an access to it
@@ -105,11 +111,13 @@ inline std::uintptr_t profile_run_key(const AccessSite *site, unsigned op)
 {
     return reinterpret_cast<std::uintptr_t>(site) | (std::uintptr_t(op) << 1) | 1;
 }
-// Sites' statics lie 24 or 32 bytes apart, so neighbours take neighbouring slots; a site's
-// store (op 1) and atomic (2) go 8 and 16 slots on from its load.
-inline unsigned profile_run_slot(std::uintptr_t key)
+// A site's slot is its own (the rewriter's sites of one file take slots in turn); its store
+// (op 1) and atomic (2) go 8 and 16 slots on from its load. The key, checked first, tells a
+// site's run from another's that shares its slot. An atomic reaches the profile with no site
+// (null), slot 0's.
+inline unsigned profile_run_slot(const AccessSite *site, unsigned op)
 {
-    return unsigned((key >> 4) + ((key & 6) << 2)) & (kProfileRunSlots - 1);
+    return ((site ? site->slot : 0u) + op * 8) & (kProfileRunSlots - 1);
 }
 // The running CUDA thread's open runs, kProfileRunSlots of them kProfileRunRow apart (a slot's
 // row holds the runs of every thread a block may have, 1024, side by side: a constant, so that
@@ -145,7 +153,7 @@ inline bool profile_run_continues(const void *address, std::size_t size, const A
 {
     ProfileRun *runs = profile_runs;
     std::uintptr_t key = profile_run_key(site, op);
-    ProfileRun &run = runs[profile_run_slot(key) * kProfileRunRow];
+    ProfileRun &run = runs[profile_run_slot(site, op) * kProfileRunRow];
     if (run.key != key) return false;
     if (__builtin_expect(run.next != reinterpret_cast<std::uintptr_t>(address), 0))
         return profile_run_restarts(run, reinterpret_cast<std::uintptr_t>(address), size);
@@ -416,4 +424,8 @@ inline T &&global_updated(T &&result, Site site)
     }
 
 #define CUDAEMU_SITE(name) \
-    [] { static const ::cudaemu::AccessSite cudaemu_site{__FILE__, __LINE__, name}; return &cudaemu_site; }
+    [] { \
+        static const ::cudaemu::AccessSite cudaemu_site{__FILE__, __LINE__, \
+                                                        (unsigned char)(__COUNTER__ % ::cudaemu::kProfileRunSlots), name}; \
+        return &cudaemu_site; \
+    }

@@ -117,7 +117,7 @@ public:
                                 std::uint32_t size, Space space, Op op)
     {
         std::uintptr_t key = profile_run_key(site, (unsigned)op);
-        unsigned slot = profile_run_slot(key);
+        unsigned slot = profile_run_slot(site, (unsigned)op);
         ProfileRun &run = open_run(thread, slot);
         if (run.key == key && run.size == size && run.space == (unsigned char)space) {
             if (run.next == address) {

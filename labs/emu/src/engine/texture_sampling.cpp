@@ -452,7 +452,7 @@ const AccessSite *surface_site(const char *file, int line)
     std::lock_guard<std::mutex> lock(sites_mutex);
     auto key = std::make_pair(std::string(file), line);
     auto it = sites->find(key);
-    if (it == sites->end()) it = sites->emplace(key, AccessSite{file, line, "surface"}).first;
+    if (it == sites->end()) it = sites->emplace(key, AccessSite{file, line, 0, "surface"}).first;
     return &it->second;
 }
 
