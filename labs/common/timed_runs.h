@@ -1,11 +1,13 @@
 // Times a piece of GPU work the way the harnesses report it: one warm-up run (module loading,
 // caches), then timed runs, each on the GPU's clock (CUDA events) and the host's (waiting
-// included), reduced to their medians; and the exit status of a --bench table.
+// included), reduced to their medians; several pieces in interleaved rounds, for a --bench
+// table that compares them; and the exit status of such a table.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <vector>
 
 #include "cuda_check.h"
@@ -53,6 +55,40 @@ template <class Run>
 static Timing time_runs(Run run, int reps)
 {
     return time_runs(run, reps, [] {});
+}
+
+// Several runs timed in turn, round after round, each round timing every run once (time_runs:
+// a warm-up, then `reps` timed runs) in an order rotated by one from the round before. A card's
+// clock moves under sustained load (its power limit pulls the clock down within tens of
+// milliseconds, heat over seconds) and rises again when idle: a figure taken right after the
+// host's own work, or always after the same neighbour, favours one run over another.
+// Interleaved, the drift meets every run alike. A first round, not kept, brings the card from
+// idle to its loaded clocks. Returns ms[i][r], run i's median GPU time in kept round r.
+static inline std::vector<std::vector<double>> time_interleaved(const std::vector<std::function<void()>> &runs,
+                                                               int rounds, int reps)
+{
+    std::vector<std::vector<double>> ms(runs.size());
+    for (int round = -1; round < rounds; ++round)
+        for (size_t k = 0; k < runs.size(); ++k) {
+            size_t i = (k + static_cast<size_t>(round + 1)) % runs.size();
+            double t = time_runs(runs[i], reps).ms;
+            if (round >= 0)
+                ms[i].push_back(t);
+        }
+    return ms;
+}
+
+// What the rounds say about one figure: its median and the smallest and largest round.
+struct Spread {
+    double median = 0, min = 0, max = 0;
+};
+
+static inline Spread spread_of(const std::vector<double> &values)
+{
+    if (values.empty())
+        return Spread{};
+    auto [low, high] = std::minmax_element(values.begin(), values.end());
+    return Spread{median(values), *low, *high};
 }
 
 // The exit status of a --bench table whose rows are each checked: WRONG, with a pointer to the
