@@ -2,8 +2,9 @@
 # The tensor kernels' GPU checks and timings in one go (labs/matmul/NOTES.md, "The tensor
 # kernel"), on a machine with an NVIDIA GPU of compute capability 8.0 or later, in about two
 # minutes: tune_tensor's candidates against float64 on odd sizes and timed in turns with cuBLAS
-# SGEMM, compute-sanitizer on both tensor kernels, and `make bench LAB=matmul` (its kernels
-# and cuBLAS timed in interleaved rounds) BENCH_RUNS times. The SM clock, power draw,
+# SGEMM, compute-sanitizer on both tensor kernels, `make bench LAB=matmul` (its kernels and
+# cuBLAS timed in interleaved rounds) BENCH_RUNS times, then the bench at n = 4096 with turns
+# five times as long. The SM clock, power draw,
 # temperature and the driver's reasons for holding the clock down are sampled every 50 ms
 # through the timed steps (clocks-<step>.csv, summed up at the end of each step's log): a ratio
 # that moves from run to run is often a card at its power limit.
@@ -69,6 +70,10 @@ for run in $(seq 1 "${BENCH_RUNS:-2}"); do
     sampled bench$run 240 make --no-print-directory bench LAB=matmul $record
 done
 [ -n "${RECORD:-}" ] && cp handouts/figures/matmul-bench.toml "$log/"
+# The same rows at n = 4096 in turns five times as long (100 launches, some 0.2 to 0.3 s of a
+# fast kernel): where the power limit pulls the clock down only under sustained load, the
+# ratios move between this and the bench above.
+sampled bench-long 120 $program --bench --n 4096 --reps 100 --rounds 3
 
 if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
     tar czf "$OUT/matmul-tensor-logs.tar.gz" --exclude=./matmul-tensor-logs.tar.gz -C "$log" . && echo "logs packed in $OUT/matmul-tensor-logs.tar.gz"
