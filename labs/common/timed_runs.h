@@ -25,8 +25,9 @@ struct Timing {
 // `prepare` runs before the warm-up and before each timed run, outside the timed span (a lab
 // whose run updates its output in place restores the starting output there).
 // reps <= 0: as many as fit in about 0.2 s of GPU time (judged by the warm-up), between 3 and 50.
+// max_ms > 0: no more of the `reps` than fit in about max_ms (judged alike), and at least 3.
 template <class Run, class Prepare>
-static Timing time_runs(Run run, int reps, Prepare prepare)
+static Timing time_runs(Run run, int reps, Prepare prepare, double max_ms = 0)
 {
     GpuTimer timer;
     prepare();
@@ -36,6 +37,8 @@ static Timing time_runs(Run run, int reps, Prepare prepare)
     double first = timer.ms();
     if (reps <= 0)
         reps = static_cast<int>(std::min(50.0, std::max(3.0, std::ceil(200.0 / std::max(first, 1e-3)))));
+    if (max_ms > 0)
+        reps = static_cast<int>(std::min<double>(reps, std::max(3.0, std::ceil(max_ms / std::max(first, 1e-3)))));
     std::vector<double> times, host_times;
     for (int rep = 0; rep < reps; ++rep) {
         prepare();
@@ -63,32 +66,20 @@ static Timing time_runs(Run run, int reps)
 // milliseconds, heat over seconds) and rises again when idle: a figure taken right after the
 // host's own work, or always after the same neighbour, favours one run over another.
 // Interleaved, the drift meets every run alike. A first round, not kept, brings the card from
-// idle to its loaded clocks. Returns ms[i][r], run i's median GPU time in kept round r.
+// idle to its loaded clocks. A run slower than max_turn_ms / reps gets fewer launches a turn, so
+// that a turn lasts about max_turn_ms. Returns ms[i][r], run i's median GPU time in kept round r.
 static inline std::vector<std::vector<double>> time_interleaved(const std::vector<std::function<void()>> &runs,
-                                                               int rounds, int reps)
+                                                               int rounds, int reps, double max_turn_ms)
 {
     std::vector<std::vector<double>> ms(runs.size());
     for (int round = -1; round < rounds; ++round)
         for (size_t k = 0; k < runs.size(); ++k) {
             size_t i = (k + static_cast<size_t>(round + 1)) % runs.size();
-            double t = time_runs(runs[i], reps).ms;
+            double t = time_runs(runs[i], reps, [] {}, max_turn_ms).ms;
             if (round >= 0)
                 ms[i].push_back(t);
         }
     return ms;
-}
-
-// What the rounds say about one figure: its median and the smallest and largest round.
-struct Spread {
-    double median = 0, min = 0, max = 0;
-};
-
-static inline Spread spread_of(const std::vector<double> &values)
-{
-    if (values.empty())
-        return Spread{};
-    auto [low, high] = std::minmax_element(values.begin(), values.end());
-    return Spread{median(values), *low, *high};
 }
 
 // The exit status of a --bench table whose rows are each checked: WRONG, with a pointer to the

@@ -16,8 +16,9 @@
 //        every kernel of the reference solution against cuBLAS SGEMM in FP32, n = 1024, 2048
 //        and 4096 (or N), in GFLOP/s and as a fraction of cuBLAS, with each one's error against
 //        the float64 product (the tensor kernels beside cuBLAS SGEMM and cuBLAS in TF32 mode).
-//        The kernels and cuBLAS take turns: K rounds (5), each timing R launches (20) of every
-//        one, the order rotated; the median round and the lowest and highest ratio are printed.
+//        The kernels and cuBLAS take turns: K rounds (3), each timing R launches (100) of every
+//        one (fewer where they would take over a second), the order rotated; the median round
+//        and the lowest and highest ratio are printed.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -365,10 +366,14 @@ static int bench(const Cli &cli, LabResult &result)
     std::vector<int> sizes = {1024, 2048, 4096};
     if (cli.has("n"))
         sizes = {static_cast<int>(cli.integer("n", 0, 1, kMaxN))};
-    int reps = static_cast<int>(cli.integer("reps", 20, 1, 100000));
-    int rounds = static_cast<int>(cli.integer("rounds", 5, 1, 1000));
+    // Turns of 100 launches: some 0.2 s of the fast kernels at n = 4096, long enough for a card's
+    // power limit to act on the kernel that draws the most (labs/matmul/NOTES.md, round 5: in
+    // turns of 20 an H100 ran the tensor kernel 8% faster than it sustains; SGEMM's time held).
+    int reps = static_cast<int>(cli.integer("reps", 100, 1, 100000));
+    int rounds = static_cast<int>(cli.integer("rounds", 3, 1, 1000));
     std::printf("ceiling: cuBLAS SGEMM, %s (FP32 multiply-adds, no TF32)\n", cublas.describe().c_str());
-    std::printf("ms: the median over %d rounds of each round's median of %d launches; in each round every row is "
+    std::printf("ms: the median over %d rounds of each round's median of %d launches (fewer where they would take "
+                "over a second); in each round every row is "
                 "timed in turn, the order rotated from round to round, after a first round not kept (clocks and "
                 "power drift alike for all); GFLOP/s = 2 n^3 / ms; vs cuBLAS: the median of the rounds' ratios "
                 "to cuBLAS's time in the same round, and the lowest and highest (low-high)\n", rounds, reps);
@@ -410,7 +415,9 @@ static int bench(const Cli &cli, LabResult &result)
         std::vector<std::function<void()>> runs;
         for (const BenchEntry &e : entries)
             runs.push_back(e.run);
-        std::vector<std::vector<double>> ms = time_interleaved(runs, rounds, reps);
+        // Turns of at most about a second: the naive and tiled rows at n = 4096 (15 to 26 ms a
+        // launch) get 40 to 65 launches; every faster row gets all `reps`.
+        std::vector<std::vector<double>> ms = time_interleaved(runs, rounds, reps, 1000.0);
 
         for (size_t i = 0; i < entries.size(); ++i) {
             const BenchEntry &e = entries[i];

@@ -126,14 +126,16 @@ static int check_all()
     return worst.report(kCandidates, 52, "worst error / bound over n = 1 .. 1000", "its bound");
 }
 
-// Each candidate is timed in turns with cuBLAS SGEMM (time_interleaved: 3 kept rounds of `reps`
-// launches each, after one round not kept), and its ratio is the median of the rounds' ratios:
-// the two meet the same clocks. (Until round 5 SGEMM was timed once, first, straight after the
-// float64 rows' CPU work with the card at idle clocks, and each candidate by the better of two
-// medians: that flattered the candidates by some 4% against make bench. NOTES.md, round 5.)
+// Each candidate is timed in turns with cuBLAS SGEMM (time_interleaved: 3 kept rounds, after one
+// round not kept), and its ratio is the median of the rounds' ratios: the two meet the same
+// clocks. A turn is at least 100 launches, as in make bench: in shorter bursts the tensor
+// kernels run above the clock that the card's power limit lets them keep. (Until round 5 each
+// candidate was timed in bursts of 15, by the better of two medians, and SGEMM once, first, with
+// the card coming from idle: that flattered the candidates by 4 to 9%. NOTES.md, round 5.)
 static void time_all(int n, int reps)
 {
     const int rounds = 3;
+    reps = std::max(reps, 100);
     DeviceProduct d(n, 1);
     std::vector<int> rows;
     for (int r = 0; r < 64; ++r)
@@ -160,7 +162,7 @@ static void time_all(int n, int reps)
     // One row: `run` and SGEMM in turns; regs < 0 prints no register count.
     auto row = [&](const char *name, int regs, std::function<void()> run, bool spills) {
         Errors err = errors_of(d.result_of(run), want, n, rows);
-        std::vector<std::vector<double>> ms = time_interleaved({run, sgemm}, rounds, reps);
+        std::vector<std::vector<double>> ms = time_interleaved({run, sgemm}, rounds, reps, 1000.0);
         std::vector<double> ratios;
         for (int r = 0; r < rounds; ++r)
             ratios.push_back(ms[1][r] / ms[0][r]);
