@@ -12,14 +12,18 @@
 //   matmul --cpu --n N [--reps R] [--seed S]
 //        the host baseline of the slides ([Baden & Unat 2010]: 0.60 GFLOP/s): the textbook
 //        triple loop on one CPU core, no GPU, checked like a kernel; the median of R runs (1).
-//   matmul --bench [--n N] [--reps R]
+//   matmul --bench [--n N] [--reps R] [--rounds K]
 //        every kernel of the reference solution against cuBLAS SGEMM in FP32, n = 1024, 2048
-//        and 4096 (or N), in GFLOP/s and as a fraction of cuBLAS; then the error table: the
-//        tensor kernels, cuBLAS SGEMM and cuBLAS in TF32 mode against the float64 product.
+//        and 4096 (or N), in GFLOP/s and as a fraction of cuBLAS, with each one's error against
+//        the float64 product (the tensor kernels beside cuBLAS SGEMM and cuBLAS in TF32 mode).
+//        The kernels and cuBLAS take turns: K rounds (3), each timing R launches (100) of every
+//        one (fewer where they would take over a second), the order rotated; the median round
+//        and the lowest and highest ratio are printed.
 #include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,7 +46,7 @@ static const char *kUsage =
     "matmul --n N [--kernel naive|tiled|fast|tensor|tensor_1xtf32|naive_uncoalesced|tiled_uncoalesced] [--ntx X --nty Y] "
     "[--reps R] [--seed S] [--out FILE] [--no-check] [--baseline KERNEL]\n"
     "       matmul --cpu --n N [--reps R] [--seed S]\n"
-    "       matmul --bench [--n N] [--reps R]";
+    "       matmul --bench [--n N] [--reps R] [--rounds K]";
 
 static const int kMaxN = 32768;  // 4 GiB a matrix; row * n + col stays within an int
 
@@ -348,10 +352,11 @@ static int cpu_baseline(const Cli &cli, LabResult &result)
 
 // ---- the bench: each kernel against cuBLAS -------------------------------------------------
 
-struct BenchRow {
+// One row of the bench: a kernel or a cuBLAS mode, checked once, then timed in rounds.
+struct BenchEntry {
     std::string name, block;
-    double ms, gflops;
-    CheckResult check;
+    double rtol;
+    std::function<void()> run;
 };
 
 static int bench(const Cli &cli, LabResult &result)
@@ -361,13 +366,22 @@ static int bench(const Cli &cli, LabResult &result)
     std::vector<int> sizes = {1024, 2048, 4096};
     if (cli.has("n"))
         sizes = {static_cast<int>(cli.integer("n", 0, 1, kMaxN))};
-    int reps = static_cast<int>(cli.integer("reps", 0, 1, 100000));
+    // Turns of 100 launches: some 0.2 s of the fast kernels at n = 4096, long enough for a card's
+    // power limit to act on the kernel that draws the most (labs/matmul/NOTES.md, round 5: in
+    // turns of 20 an H100 ran the tensor kernel 8% faster than it sustains; SGEMM's time held).
+    int reps = static_cast<int>(cli.integer("reps", 100, 1, 100000));
+    int rounds = static_cast<int>(cli.integer("rounds", 3, 1, 1000));
     std::printf("ceiling: cuBLAS SGEMM, %s (FP32 multiply-adds, no TF32)\n", cublas.describe().c_str());
-    std::printf("GFLOP/s = 2 n^3 / median kernel time; err/bound: the largest error seen over the allowed "
-                "(n + 2) u sum_k |a_ik b_kj| (TF32 rows: over the TF32 bound, reference.h); max rel and mean rel: "
-                "|C - exact| / exact over the checked entries, against the float64 product\n");
-    std::printf("%6s  %-18s %6s %10s %10s %10s %10s %10s %10s\n", "n", "kernel", "block", "ms", "GFLOP/s",
-                "vs cuBLAS", "err/bound", "max rel", "mean rel");
+    std::printf("ms: the median over %d rounds of each round's median of %d launches (fewer where they would take "
+                "over a second); in each round every row is "
+                "timed in turn, the order rotated from round to round, after a first round not kept (clocks and "
+                "power drift alike for all); GFLOP/s = 2 n^3 / ms; vs cuBLAS: the median of the rounds' ratios "
+                "to cuBLAS's time in the same round, and the lowest and highest (low-high)\n", rounds, reps);
+    std::printf("err/bound: the largest error seen over the allowed (n + 2) u sum_k |a_ik b_kj| (TF32 rows: over the "
+                "TF32 bound, reference.h); max rel and mean rel: |C - exact| / exact over the checked entries, "
+                "against the float64 product\n");
+    std::printf("%6s  %-18s %6s %10s %10s %10s %11s %10s %10s %10s\n", "n", "kernel", "block", "ms", "GFLOP/s",
+                "vs cuBLAS", "(low-high)", "err/bound", "max rel", "mean rel");
 
     const std::vector<Launch> launches = {make_launch("naive", 16, 16), make_launch("tiled", 16, 16),
                                           make_launch("tiled", 32, 32), make_launch("fast", 0, 0),
@@ -380,40 +394,58 @@ static int bench(const Cli &cli, LabResult &result)
         const float *A = inputs.data(), *B = inputs.data() + static_cast<size_t>(n) * n;
         Reference ref = make_reference(A, B, n, 1);
         DeviceMatrices d(A, B, n);
-        std::vector<float> C;
-        std::vector<BenchRow> rows;
-        auto measure = [&](const std::string &name, const std::string &block, double rtol, auto run) {
-            d.poison_C();
-            double ms = time_runs(run, reps).ms;
-            d.copy_C(C);
-            rows.push_back({name, block, ms, gflops(n, ms), check_product(ref, C.data(), 0, 0, rtol)});
-        };
+        std::vector<BenchEntry> entries;
         for (const Launch &l : launches)
-            measure(l.kernel.name, l.geometry(), kernel_rtol(l.kernel, n), [&] { launch(l, d.A, d.B, d.C, n); });
-        measure("cuBLAS", "", matmul_rtol(n), [&] { cublas.run(d.A, d.B, d.C, n); });
-        measure("cuBLAS pedantic", "", matmul_rtol(n), [&] { cublas_pedantic.run(d.A, d.B, d.C, n); });
-        measure("cuBLAS TF32", "", tf32_rtol(n), [&] { cublas_tf32.run(d.A, d.B, d.C, n); });
+            entries.push_back({l.kernel.name, l.geometry(), kernel_rtol(l.kernel, n), [&, l] { launch(l, d.A, d.B, d.C, n); }});
+        const size_t ceiling = entries.size();
+        entries.push_back({"cuBLAS", "", matmul_rtol(n), [&] { cublas.run(d.A, d.B, d.C, n); }});
+        entries.push_back({"cuBLAS pedantic", "", matmul_rtol(n), [&] { cublas_pedantic.run(d.A, d.B, d.C, n); }});
+        entries.push_back({"cuBLAS TF32", "", tf32_rtol(n), [&] { cublas_tf32.run(d.A, d.B, d.C, n); }});
 
-        double ceiling = 0;
-        for (const BenchRow &row : rows)
-            if (row.name == "cuBLAS")
-                ceiling = row.gflops;
-        for (const BenchRow &row : rows) {
-            std::printf("%6d  %-18s %6s %10.3f %10.1f %10.3f %10.2f %10.2e %10.2e%s\n", n, row.name.c_str(),
-                        row.block.c_str(), row.ms, row.gflops, row.gflops / ceiling, row.check.worst,
-                        row.check.max_relative, row.check.mean_relative, row.check.wrong ? "  WRONG" : "");
-            all_right = all_right && row.check.wrong == 0;
-            std::string key = row.name + (row.block.empty() || row.block == "own" ? "" : "_" + row.block) + "_" +
+        // Each row checked from one run on a NaN-poisoned C, before any timing (the checks are
+        // host work: between timed rounds they would let the card cool).
+        std::vector<CheckResult> checks;
+        std::vector<float> C;
+        for (const BenchEntry &e : entries) {
+            d.poison_C();
+            e.run();
+            d.copy_C(C);
+            checks.push_back(check_product(ref, C.data(), 0, 0, e.rtol));
+        }
+        std::vector<std::function<void()>> runs;
+        for (const BenchEntry &e : entries)
+            runs.push_back(e.run);
+        // Turns of at most about a second: the naive and tiled rows at n = 4096 (15 to 26 ms a
+        // launch) get 40 to 65 launches; every faster row gets all `reps`.
+        std::vector<std::vector<double>> ms = time_interleaved(runs, rounds, reps, 1000.0);
+
+        for (size_t i = 0; i < entries.size(); ++i) {
+            const BenchEntry &e = entries[i];
+            const CheckResult &check = checks[i];
+            std::vector<double> ratios;
+            for (int r = 0; r < rounds; ++r)
+                ratios.push_back(ms[ceiling][r] / ms[i][r]);
+            Spread time = spread_of(ms[i]), ratio = spread_of(ratios);
+            char low_high[32];
+            std::snprintf(low_high, sizeof low_high, "%.3f-%.3f", ratio.min, ratio.max);
+            std::printf("%6d  %-18s %6s %10.3f %10.1f %10.3f %11s %10.2f %10.2e %10.2e%s\n", n, e.name.c_str(),
+                        e.block.c_str(), time.median, gflops(n, time.median), ratio.median, low_high, check.worst,
+                        check.max_relative, check.mean_relative, check.wrong ? "  WRONG" : "");
+            all_right = all_right && check.wrong == 0;
+            std::string key = e.name + (e.block.empty() || e.block == "own" ? "" : "_" + e.block) + "_" +
                               std::to_string(n);
             for (char &c : key)
                 if (c == ' ')
                     c = '_';
-            result.set(key + "_gflops", row.gflops);
-            result.set(key + "_vs_cublas", row.gflops / ceiling);
-            result.set(key + "_max_rel", row.check.max_relative);
-            result.set(key + "_mean_rel", row.check.mean_relative);
-            if (row.name == "fast")
-                last_fast_ms = row.ms;
+            result.set(key + "_ms", time.median);
+            result.set(key + "_gflops", gflops(n, time.median));
+            result.set(key + "_vs_cublas", ratio.median);
+            result.set(key + "_vs_cublas_low", ratio.min);
+            result.set(key + "_vs_cublas_high", ratio.max);
+            result.set(key + "_max_rel", check.max_relative);
+            result.set(key + "_mean_rel", check.mean_relative);
+            if (e.name == "fast")
+                last_fast_ms = time.median;
         }
         std::fflush(stdout);
     }
@@ -425,7 +457,7 @@ static int bench(const Cli &cli, LabResult &result)
 static int matmul_main(int argc, char **argv)
 {
     Cli cli(argc, argv, {"bench", "no-check", "cpu"}, kUsage);
-    cli.allow_only({"n", "kernel", "ntx", "nty", "reps", "seed", "out", "no-check", "baseline", "bench", "cpu"});
+    cli.allow_only({"n", "kernel", "ntx", "nty", "reps", "rounds", "seed", "out", "no-check", "baseline", "bench", "cpu"});
     if (!cli.positional().empty())
         throw LabError("unexpected argument '" + cli.positional()[0] + "'\nusage: " + kUsage);
     if (!cli.has("bench") && !cli.has("n"))

@@ -1165,9 +1165,9 @@ static void launch_plane(const float *A, const float *B, float *C, int n)
 // length of the sums from zero, and at 128 k its mean error (1.1e-6) was above SGEMM's
 // (6.7e-7); at 64 k it was 4.8e-7 (on 128 x 128 tiles, 3% slower than 128 k). 1xTF32 needs no
 // partial sums, and its 64 x 64 pieces on 128 x 256 tiles load fewer fragments per product
-// (the in-loop kernel above: it splits nothing). On an H100 that shape gave 1.330 of SGEMM in
-// tune_tensor but 1.250 in make bench; with LATE_COPY, 1.39-1.40 in tune_tensor and 1.23-1.33 in
-// five runs of make bench (NOTES.md, "What the H100 said").
+// (the in-loop kernel above: it splits nothing). On an H100, with LATE_COPY: 1.39 of SGEMM in
+// make bench's turns of 20 launches, 1.28 in its turns of 100, where the card's power limit
+// holds the tensor kernel's clock down and not SGEMM's (NOTES.md, round 5).
 using PlaneShape3 = PlaneShape<64, 128, 16, 32, 64, 4, 64, 8, true>;
 using MmaShape1 = MmaShape<128, 256, 32, 64, 64, 3, 1, 0>;
 
