@@ -12,7 +12,7 @@ a kernel with default arguments, is called through a generic lambda, so C++ dedu
  -> ::cudaemu::launch_deduced("k", ::cudaemu::LaunchConfig(grid, block), [&](auto &...cudaemu_args) { k(cudaemu_args...); })(a)
 """
 
-from scopes import matching, split_top_level
+from scopes import first_outside_brackets, matching, split_top_level
 
 SEPARATORS = {"::", ".", "->"}
 
@@ -71,21 +71,7 @@ def find_launches(tokens):
         start = _kernel_start(tokens, i)
         if start < 0 or start >= i:
             raise LaunchError(tokens[i].line, "'<<<' without a kernel name before it")
-        depth = 0
-        j = i + 3
-        while j < len(tokens):
-            text = tokens[j].text
-            if text in "([{":
-                depth += 1
-            elif text in ")]}":
-                depth -= 1
-                if depth < 0:
-                    break
-            elif depth == 0 and text == ">" and _adjacent(tokens, j, ">"):
-                break
-            elif depth == 0 and text == ";":
-                break
-            j += 1
+        j = first_outside_brackets(tokens, i + 3, lambda k: tokens[k].text == ";" or _adjacent(tokens, k, ">"))
         if j >= len(tokens) or not _adjacent(tokens, j, ">"):
             raise LaunchError(tokens[i].line, "kernel launch: no matching '>>>' for this '<<<'")
         if j + 3 >= len(tokens) or tokens[j + 3].text != "(":

@@ -88,3 +88,23 @@ def top_level_index(tokens, text):
         elif token.text == text and depth == 0:
             return k
     return -1
+
+
+def first_outside_brackets(tokens, start, stops):
+    """Index of the first token from tokens[start] outside brackets (( [ {, not <: a launch's
+    `>>>` and a template's `>` are what callers look for) for which stops(index) is true; the
+    index of a closing bracket with no opening one after start; len(tokens) when neither comes."""
+    depth = 0
+    i = start
+    while i < len(tokens):
+        text = tokens[i].text
+        if text in "([{":
+            depth += 1
+        elif text in ")]}":
+            depth -= 1
+            if depth < 0:
+                return i
+        elif depth == 0 and stops(i):
+            return i
+        i += 1
+    return i

@@ -13,7 +13,7 @@ A declaration the rewriter cannot read is left alone; the header then makes it a
 thread_local, which is still one copy per running block (see cuda_emu/qualifiers.h).
 """
 
-from scopes import matching, split_top_level
+from scopes import first_outside_brackets, matching, split_top_level
 
 DROPPED = {"__shared__", "static", "__device__"}
 ATTRIBUTES = {"__align__", "alignas", "__attribute__", "__builtin_align__"}
@@ -36,18 +36,8 @@ def _statement_bounds(tokens, index):
         first -= 1
     while first < index and tokens[first].in_directive:
         first += 1
-    depth = 0
-    last = index
-    while last < len(tokens):
-        text = tokens[last].text
-        if text in "([{":
-            depth += 1
-        elif text in ")]}":
-            depth -= 1
-        elif text == ";" and depth == 0:
-            return first, last
-        last += 1
-    return first, -1
+    last = first_outside_brackets(tokens, index, lambda k: tokens[k].text == ";")
+    return first, last if last < len(tokens) and tokens[last].text == ";" else -1
 
 
 def shared_declarations(tokens):
