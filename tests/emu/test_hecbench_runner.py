@@ -124,3 +124,23 @@ def test_programs_are_built_run_and_classified(tmp_path):
     assert ("**4 of 6 (66.7%) of the runtime-API programs that check their own result and have their inputs pass**; "
             "4 of 11 (36.4%) with those that need inputs counted as failures; 4 of 15 (26.7%) of all programs"
             ) in result.stdout
+
+
+def test_a_run_command_continued_over_lines_is_one_command(tmp_path):
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    (tmp_path / "Makefile").write_text("run:\n\t./main -f ./hash.txt \\\n\t   -b 60000\n")
+    command, _ = hecbench.run_command(str(tmp_path), "nvcc-emu", {}, "bitcracker-cuda")
+    assert command == ["./main", "-f", "./hash.txt", "-b", "60000"]
+
+
+def test_programs_the_run_did_not_get_to_are_not_in_the_pass_rate():
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    results = {"a-cuda": {"status": "passed", "libraries": []}, "b-cuda": {"status": "failed", "libraries": []},
+               "c-cuda": {"status": "not_run", "libraries": []}, "d-cuda": {"status": "not_run", "libraries": []}}
+    text = hecbench.summary(results, "2026-11-27", "f27000a5188f")
+    assert "nor are the 2 the run's --deadline or --end left unfinished" in text
+    assert "**1 of 2 (50.0%) of the runtime-API programs" in text
