@@ -27,6 +27,7 @@ def test_a_hecbench_export_is_packed_without_build_outputs_or_too_much_data(tmp_
     (src / "big-cuda" / "Makefile").write_text("run: main\n\t./main weights.bin\n")
     (src / "big-cuda" / "main.cu").write_text("int main() {}\n")
     (src / "big-cuda" / "weights.bin").write_bytes(bytes(300_000))
+    (src / "big-cuda" / "small.txt").write_text("kept: a small file goes in wherever it is\n")
     tarball = tmp_path / "out" / "sources.tar.gz"
     result = subprocess.run([sys.executable, PACK, "--hecbench", str(tmp_path / "HeCBench"), "--max-data-mb", "1",
                              "--max-folder-data-mb", "0.2", "--output", str(tarball)], capture_output=True, text=True)
@@ -34,6 +35,7 @@ def test_a_hecbench_export_is_packed_without_build_outputs_or_too_much_data(tmp_
     with tarfile.open(tarball) as tar:
         members = {m.name: m for m in tar.getmembers()}
     assert sorted(members) == ["hecbench/src/big-cuda/Makefile", "hecbench/src/big-cuda/main.cu",
+                               "hecbench/src/big-cuda/small.txt",
                                "hecbench/src/include/common.h", "hecbench/src/small-cuda/Makefile",
                                "hecbench/src/small-cuda/input.txt", "hecbench/src/small-cuda/main.cu",
                                "hecbench/src/small-cuda/table.txt", "hecbench/src/small-sycl/input.txt"]

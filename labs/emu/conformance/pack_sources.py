@@ -10,8 +10,8 @@ their Makefiles and sources name (../include, ../urng-sycl/URNG_Input.bmp), and 
 top-level CMake build with the programs of programs.json. Only what the suite's git holds is
 packed, never a build's outputs: a git checkout's tracked files (`git ls-files`); in a folder
 that is not one (an export), every file but objects, archives and executables. Sources and
-build files are packed whatever their size; a data file only where a program run reads it
-(its folder), and only up to --max-data-mb a file and --max-folder-data-mb a folder, so that the
+build files are packed whatever their size, other files of up to 64 kB wherever they are; a
+larger data file only where a program run reads it (its folder), and only up to --max-data-mb a file and --max-folder-data-mb a folder, so that the
 tarball stays small enough to carry.
 The tarball holds hecbench/ and cuda-samples/; device_run.sh unpacks it.
 """
@@ -33,6 +33,9 @@ BUILD_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl", ".inc", ".
 BUILD_NAMES = ("CMakeLists.txt", "Makefile", "makefile", "GNUmakefile", "CMakePresets.json")
 # Never data a program reads: documentation and pictures of results.
 DOCUMENT_SUFFIXES = (".pdf", ".doc", ".docx", ".md", ".ppt", ".pptx")
+# A file this small goes in wherever it is: a build may read one at configure time
+# (cuda-samples' libNVVM samples copy their .ll files with CMake's file(COPY)).
+SMALL_FILE_BYTES = 64_000
 # A build's outputs, where the tree is not a git checkout: ELF executables and objects, ar archives.
 BUILD_OUTPUT_MAGIC = (b"\x7fELF", b"!<arch>")
 
@@ -69,16 +72,18 @@ def suite_files(root):
 
 
 def wanted(relative, run_folders, root, max_data_bytes):
-    """Whether a suite file goes in: a build file anywhere; a data file of a folder a program
-    runs in, not a document (nor in a doc/ folder), not larger than max_data_bytes (a link counts as its target)."""
+    """Whether a suite file goes in: a build file anywhere; no document (nor a doc/ folder's
+    file); a small file anywhere; a data file of a folder a program runs in, not larger than
+    max_data_bytes (a link counts as its target)."""
     if is_build_file(relative):
         return True
-    if relative.endswith(DOCUMENT_SUFFIXES) or "/doc/" in relative or not any(relative.startswith(f + "/") for f in run_folders):
+    if relative.endswith(DOCUMENT_SUFFIXES) or "/doc/" in relative:
         return False
     try:
-        return os.path.getsize(os.path.join(root, relative)) <= max_data_bytes
+        size = os.path.getsize(os.path.join(root, relative))
     except OSError:  # a link whose target is not there
         return False
+    return size <= SMALL_FILE_BYTES or (size <= max_data_bytes and any(relative.startswith(f + "/") for f in run_folders))
 
 
 SIBLING = re.compile(r"\.\./([\w.+-]+)")
@@ -119,18 +124,21 @@ def folder_of(relative, run_folders):
 def add_suite(tar, root, prefix, run_folders, max_data_bytes, max_folder_data_bytes, only_under=None):
     """Adds the wanted files of one suite under prefix/; returns (files, bytes added, the run
     folders whose data was left out because together it passes max_folder_data_bytes: such
-    a program then says its input is missing, as one whose data git does not hold)."""
+    a program then says its input is missing, as one whose data git does not hold). Build files
+and small files always go in."""
     files = [r for r in suite_files(root) if (not only_under or any(r.startswith(u) for u in only_under))
              and wanted(r, run_folders, root, max_data_bytes) and os.path.exists(os.path.join(root, r))]
+    def is_data(relative):  # what the folder limit counts and drops: build files and small files stay
+        return not is_build_file(relative) and os.path.getsize(os.path.join(root, relative)) > SMALL_FILE_BYTES
+
     data_bytes = {}
-    for relative in files:
-        if not is_build_file(relative):
-            folder = folder_of(relative, run_folders)
-            data_bytes[folder] = data_bytes.get(folder, 0) + os.path.getsize(os.path.join(root, relative))
+    for relative in filter(is_data, files):
+        folder = folder_of(relative, run_folders)
+        data_bytes[folder] = data_bytes.get(folder, 0) + os.path.getsize(os.path.join(root, relative))
     too_much = sorted(f for f, size in data_bytes.items() if size > max_folder_data_bytes)
     count = total = 0
     for relative in files:
-        if not is_build_file(relative) and folder_of(relative, run_folders) in too_much:
+        if is_data(relative) and folder_of(relative, run_folders) in too_much:
             continue
         path = os.path.join(root, relative)
         tar.add(path, arcname=f"{prefix}/{relative}", recursive=False)
