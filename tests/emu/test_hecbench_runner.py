@@ -95,9 +95,17 @@ def test_programs_are_built_run_and_classified(tmp_path):
         """)
     makefile = (src / "debug-cuda" / "Makefile").read_text().replace("-O1", "-O1 $(CFLAGS)")
     (src / "debug-cuda" / "Makefile").write_text("ifeq ($(DEBUG),yes)\nCFLAGS = -DDEBUG\nendif\n" + makefile)
+    # Sizes that are constants of its source (aligned-types' MEM_SIZE): built from a resized copy.
+    program(src, "sized-cuda", """\
+        #include <cstdio>
+        #include <unistd.h>
+        const int SIZE = 3200;
+        int main() { if (SIZE > 100) sleep(60); puts("PASS"); }
+        """)
     smaller = tmp_path / "hecbench_args.json"
     smaller.write_text(json.dumps({"about": "a test's", "args": {"good-cuda": ["32"]},
-                                    "make": {"debug-cuda": ["DEBUG=yes"]}}))
+                                    "make": {"debug-cuda": ["DEBUG=yes"]},
+                                    "resize": {"sized-cuda": {"SIZE": "32"}}}))
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
                              "--args", str(smaller),
                              "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
@@ -107,7 +115,9 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
         "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data",
         "silent-cuda": "checks_nothing", "quiet-cuda": "unverified", "shared-dvc-cuda": "needs_data",
-        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data", "debug-cuda": "passed"}
+        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data", "debug-cuda": "passed",
+        "sized-cuda": "passed"}
+    assert results["sized-cuda"]["args"] == " (built with sizes SIZE 3200 -> 32: hecbench_args.json)"
     assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
     assert results["good-cuda"]["args"] == "32 (hecbench_args.json; Makefile's 64)"
     assert results["debug-cuda"]["args"] == " (built with make DEBUG=yes: hecbench_args.json)"
@@ -118,11 +128,11 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "its build needs files kept in DVC (../shared-dvc-omp/refdata.tar.gz.dvc)")
     assert results["mpi-cuda"]["detail"] == "uses MPI"
     assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
-    # 13 runtime-API programs: 2 check nothing, 5 lack inputs, 4 of the other 6 pass.
+    # 14 runtime-API programs: 2 check nothing, 5 lack inputs, 5 of the other 7 pass.
     assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 5 need "
             "inputs kept outside git") in result.stdout
-    assert ("**4 of 6 (66.7%) of the runtime-API programs that check their own result and have their inputs pass**; "
-            "4 of 11 (36.4%) with those that need inputs counted as failures; 4 of 15 (26.7%) of all programs"
+    assert ("**5 of 7 (71.4%) of the runtime-API programs that check their own result and have their inputs pass**; "
+            "5 of 12 (41.7%) with those that need inputs counted as failures; 5 of 16 (31.2%) of all programs"
             ) in result.stdout
 
 

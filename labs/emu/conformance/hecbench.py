@@ -55,6 +55,7 @@ from concurrent.futures import ThreadPoolExecutor
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from time_limit import CLOCKS, clock_help, describe, run_limited  # noqa: E402
+from cuda_samples_resize import resized_copy  # noqa: E402
 from verdict import FAILURE, SUCCESS, claims_success, failure_line  # noqa: E402
 
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
@@ -241,9 +242,11 @@ def run_once(command, folder, timeout, clock="wall", end=None):
 BUILD_LIMIT = 300
 
 
-def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_options=None, clock="wall", end=None):
+def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_options=None, clock="wall", end=None,
+             resizes=None):
     """One program's result; `build_options` maps a program to the variables of its own Makefile
-    it is built with (hecbench_args.json's "make"). None starts after `deadline`; a build or run
+    it is built with (hecbench_args.json's "make"), `resizes` to the compile-time sizes it is
+    built with from a copy of its folder beside it (hecbench_args.json's "resize"). None starts after `deadline`; a build or run
     still going at `end` (both time.monotonic() values) is stopped, and the program is not_run."""
     name = os.path.basename(folder)
     own_options = list((build_options or {}).get(name, []))
@@ -264,6 +267,15 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_opt
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
     if not prints_a_verdict(folder):
         return dict(result, status="checks_nothing", detail="no PASS, FAIL or other verdict in its sources")
+    if name in (resizes or {}):
+        # Beside the original, so that its Makefile's ../include still leads where it did; the
+        # name no longer ends in -cuda, so no run takes the copy for a program.
+        try:
+            note = resized_copy(folder, folder + ".resized", resizes[name])
+        except ValueError as error:
+            return dict(result, status="runner_error", detail=str(error)[:200])
+        folder = folder + ".resized"
+        result["args"] += f" (built with {note}: hecbench_args.json)"
     start = time.monotonic()
     subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
     built = run_limited(["make"] + make_variables(compiler) + own_options, folder, BUILD_LIMIT, end=end)
@@ -412,7 +424,7 @@ def main(argv=None):
         folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
     with open(args.args, encoding="utf-8") as handle:
         given = json.load(handle)
-    overrides, build_options = given["args"], given.get("make", {})
+    overrides, build_options, resizes = given["args"], given.get("make", {}), given.get("resize", {})
     started = time.monotonic()
     deadline = started + args.deadline if args.deadline else float("inf")
     end = started + args.end if args.end else None
@@ -420,7 +432,8 @@ def main(argv=None):
 
     def evaluate_and_print(folder):
         try:
-            r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink, build_options, args.clock, end)
+            r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink, build_options, args.clock, end,
+                         resizes)
         except Exception as error:  # one program's surprise must not lose the others' results
             r = {"program": os.path.basename(folder), "libraries": [], "status": "runner_error",
                  "detail": f"hecbench.py failed on it: {type(error).__name__}: {error}"[:200]}
