@@ -154,3 +154,15 @@ def test_programs_the_run_did_not_get_to_are_not_in_the_pass_rate():
     text = hecbench.summary(results, "2026-11-27", "f27000a5188f")
     assert "nor are the 2 the run's --deadline or --end left unfinished" in text
     assert "**1 of 2 (50.0%) of the runtime-API programs" in text
+
+
+def test_past_the_deadline_a_program_is_still_classified_but_not_built(tmp_path):
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    program(tmp_path, "blas-cuda", '#include <cublas_v2.h>\nint main() { puts("PASS"); }\n')
+    program(tmp_path, "good-cuda", '#include <cstdio>\nint main() { puts("PASS"); }\n')
+    past = 0.0  # a deadline long gone
+    assert hecbench.evaluate(str(tmp_path / "blas-cuda"), "nvcc-emu", {}, 10, past)["status"] == "needs_library"
+    late = hecbench.evaluate(str(tmp_path / "good-cuda"), "nvcc-emu", {}, 10, past)
+    assert late["status"] == "not_run" and "build_s" not in late

@@ -30,7 +30,7 @@ table shows the arguments of the run counted). Statuses:
                     and its folder, or a folder its Makefile names (-I../testSNAP-omp), has a
                     .dvc archive
     no_makefile     the program has no Makefile (not built)
-    not_run         --deadline passed before it started, or --end stopped its build or run
+    not_run         --deadline passed before its build started, or --end stopped its build or run
     runner_error    this script failed on the program (a bug of the runner; the detail says what)
 
 "Runtime-API programs" are those that need none of the libraries. The summary's pass rate is
@@ -251,8 +251,6 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_opt
     name = os.path.basename(folder)
     own_options = list((build_options or {}).get(name, []))
     result = {"program": name, "libraries": needed_libraries(folder)}
-    if time.monotonic() > deadline:
-        return dict(result, status="not_run", detail="the run's --deadline passed first")
     if not os.path.exists(os.path.join(folder, "Makefile")):
         return dict(result, status="no_makefile", detail="no Makefile (CMake only)")
     if result["libraries"]:
@@ -267,6 +265,9 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_opt
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
     if not prints_a_verdict(folder):
         return dict(result, status="checks_nothing", detail="no PASS, FAIL or other verdict in its sources")
+    # Past the deadline a program is still classified (above: instant, no build), not built.
+    if time.monotonic() > deadline:
+        return dict(result, status="not_run", detail="the run's --deadline passed before its build")
     if name in (resizes or {}):
         # Beside the original, so that its Makefile's ../include still leads where it did; the
         # name no longer ends in -cuda, so no run takes the copy for a program.

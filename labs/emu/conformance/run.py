@@ -320,7 +320,9 @@ def main(argv=None):
     if os.path.exists(args.baseline):
         with open(args.baseline, encoding="utf-8") as handle:
             baseline = json.load(handle)["status"]
-    regressions = [key for key, r in results.items() if baseline.get(key) == "passed" and r["status"] not in GOOD]
+    # A program the run did not get to (--deadline, --end) says nothing either way.
+    regressions = [key for key, r in results.items()
+                   if baseline.get(key) == "passed" and r["status"] not in GOOD + ("not_run",)]
     new_passes = [key for key, r in results.items() if r["status"] == "passed" and baseline.get(key) != "passed"]
     print()
     print(table(programs, results, regressions))
