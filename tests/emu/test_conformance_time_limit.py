@@ -1,13 +1,17 @@
 """labs/emu/conformance/time_limit.py: with the CPU clock, a program that waits has not used up
-its limit however long it waits (until the wall-clock backstop), and one that computes has."""
+its limit however long it waits (until the wall-clock backstop), and one that computes has; the
+runners' one way to run a build or a program (run_limited) stops its whole process group at
+its limit or at the conformance run's end."""
 
+import importlib.util
 import os
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                "labs", "emu", "conformance"))
+CONFORMANCE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "labs", "emu", "conformance")
+sys.path.insert(0, CONFORMANCE)
 from time_limit import WALL_BACKSTOP, cpu_seconds, describe, over_limit  # noqa: E402
 
 
@@ -65,7 +69,10 @@ def _alive(pid):
 
 
 def test_run_py_counts_a_run_the_end_cut_short_as_not_run_and_one_past_its_limit_as_a_timeout():
-    import run as conformance_run
+    # By its path: "run" alone could name another module of a test session.
+    spec = importlib.util.spec_from_file_location("conformance_run", os.path.join(CONFORMANCE, "run.py"))
+    conformance_run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conformance_run)
 
     sleeper = {"args": ["-c", "import time; time.sleep(60)"]}
     status, *_ = conformance_run.run_program(sleeper, sys.executable, ".", 30, end=time.monotonic() + 0.5)
