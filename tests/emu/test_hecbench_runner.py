@@ -166,3 +166,13 @@ def test_past_the_deadline_a_program_is_still_classified_but_not_built(tmp_path)
     assert hecbench.evaluate(str(tmp_path / "blas-cuda"), "nvcc-emu", {}, 10, past)["status"] == "needs_library"
     late = hecbench.evaluate(str(tmp_path / "good-cuda"), "nvcc-emu", {}, 10, past)
     assert late["status"] == "not_run" and "build_s" not in late
+
+
+def test_a_shrunk_size_keeps_the_powers_of_two_that_divided_it():
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    assert hecbench.shrunk_size(1000000, 16) == 62464  # 976 blocks of 64 (adamw): 62500 left a partial block
+    assert hecbench.shrunk_size(8192, 16) == 512
+    assert hecbench.shrunk_size(3200, 64) == 50  # smaller than what divided it: divided alone
+    assert hecbench.shrunk(["./main", "1000000", "100", "0.5", "7"], 16) == ["./main", "62464", "4", "0.5", "7"]

@@ -203,10 +203,23 @@ def run_command(folder, compiler, overrides, name):
     return command, None
 
 
+# The largest power of two a shrunk argument keeps dividing it by, where the original was divisible.
+KEPT_ALIGNMENT = 1024
+
+
+def shrunk_size(value, factor):
+    """value // factor, rounded down to a multiple of the powers of two (up to KEPT_ALIGNMENT)
+    that divide value: a program that launches value / 64 blocks of 64 threads with no bounds
+    check for a partial block (adamw's 1000000 elements) must not get 62500."""
+    alignment = min(value & -value, KEPT_ALIGNMENT)
+    return max(1, value // factor // alignment * alignment) if value // factor >= alignment else max(1, value // factor)
+
+
 def shrunk(command, factor):
-    """The command with every integer argument of 32 or more divided by `factor` (at least 1):
-    HeCBench's arguments are mostly sizes and repeat counts chosen for a GPU."""
-    arguments = [str(max(1, int(a) // factor)) if re.fullmatch(r"\d+", a) and int(a) >= 32 else a for a in command[1:]]
+    """The command with every integer argument of 32 or more divided by `factor` (at least 1,
+    keeping its powers of two: shrunk_size): HeCBench's arguments are mostly sizes and repeat
+    counts chosen for a GPU."""
+    arguments = [str(shrunk_size(int(a), factor)) if re.fullmatch(r"\d+", a) and int(a) >= 32 else a for a in command[1:]]
     return command[:1] + arguments
 
 
