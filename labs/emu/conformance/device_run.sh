@@ -17,7 +17,7 @@
 #     threads a program (where that build does not configure, run.py without --cmake).
 # OUT gets hecbench.json and .md, cuda-samples.json and .md, summary.txt (the totals and what
 # the machine had) and logs.tar.gz (every log). HEC_ARGS and SAMPLES_ARGS add options to the
-# two runners (a local trial: HEC_ARGS='--sample 6' SAMPLES_ARGS='--filter *vectorAdd*').
+# two runners; HEC_MEMORY_GB (default 10) caps a HeCBench process's address space (a local trial: HEC_ARGS='--sample 6' SAMPLES_ARGS='--filter *vectorAdd*').
 set -euf  # no globbing: HEC_ARGS and SAMPLES_ARGS may hold patterns for the runners
 
 sources=${1:?usage: OUT=folder sh device_run.sh sources.tar.gz [seconds]}
@@ -66,6 +66,12 @@ backstop=$((left + 15))
 # One thread a program everywhere: OpenMP host code (some HeCBench programs) included.
 # shellcheck disable=SC2086  # HEC_ARGS and SAMPLES_ARGS are lists of options (set -f: not globbed)
 (
+    # Each process at most HEC_MEMORY_GB of address space: a program sized for an 80 GB GPU
+    # fails its allocation (its detail says "out of memory") instead of the machine running out
+    # with 48 of them at once. The emulator itself needs under 1 GB.
+    # shellcheck disable=SC3045  # dash's and bash's ulimit both take -v
+    ulimit -v $((${HEC_MEMORY_GB:-10} * 1024 * 1024)) ||
+        echo "ulimit -v failed: HeCBench's programs run without a memory limit" >>"$logs/machine.txt"
     cd "$work" && EMU_THREADS=1 OMP_NUM_THREADS=1 timeout -k 5 "$backstop" python3 "$here/hecbench.py" \
         --hecbench "$work/hecbench" --jobs "$hec_jobs" --timeout "$hec_timeout" --clock cpu --shrink 16 \
         --deadline "$hec_deadline" --end "$left" --snapshot "${HECBENCH_SNAPSHOT:-f27000a5188f}" \
