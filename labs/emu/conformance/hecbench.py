@@ -259,8 +259,9 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_opt
              resizes=None):
     """One program's result; `build_options` maps a program to the variables of its own Makefile
     it is built with (hecbench_args.json's "make"), `resizes` to the compile-time sizes it is
-    built with from a copy of its folder beside it (hecbench_args.json's "resize"). None starts after `deadline`; a build or run
-    still going at `end` (both time.monotonic() values) is stopped, and the program is not_run."""
+    built with from a copy of its folder beside it (hecbench_args.json's "resize"). No build
+    starts after `deadline`; a build or run still going at `end` (both time.monotonic() values)
+    is stopped, and the program is not_run."""
     name = os.path.basename(folder)
     own_options = list((build_options or {}).get(name, []))
     result = {"program": name, "libraries": needed_libraries(folder)}

@@ -11,8 +11,8 @@ top-level CMake build with the programs of programs.json. Only what the suite's 
 packed, never a build's outputs: a git checkout's tracked files (`git ls-files`); in a folder
 that is not one (an export), every file but objects, archives and executables. Sources and
 build files are packed whatever their size, other files of up to 64 kB wherever they are; a
-larger data file only where a program run reads it (its folder), and only up to --max-data-mb a file and --max-folder-data-mb a folder, so that the
-tarball stays small enough to carry.
+larger data file only where a program run reads it (its folder), and only up to --max-data-mb
+a file and --max-folder-data-mb a folder, so that the tarball stays small enough to carry.
 The tarball holds hecbench/ and cuda-samples/; device_run.sh unpacks it.
 """
 

@@ -61,7 +61,10 @@ def run_limited(command, cwd, limit, clock="wall", env=None, end=None):
         if pid:
             break
         now = time.monotonic()
-        stopped = "end" if end is not None and now > end else "limit" if over_limit(process.pid, now - start, limit, clock) else ""
+        if end is not None and now > end:
+            stopped = "end"
+        elif over_limit(process.pid, now - start, limit, clock):
+            stopped = "limit"
         if stopped:
             os.killpg(process.pid, signal.SIGKILL)
             _, wait_status, usage = os.wait4(process.pid, 0)
