@@ -54,7 +54,7 @@ def test_programs_are_built_run_and_classified(tmp_path):
         #include <cstdio>
         #include <cstdlib>
         #include <unistd.h>
-        int main(int argc, char **argv) { if (atoi(argv[1]) > 100) sleep(60); printf("PASS\\n"); }
+        int main(int argc, char **argv) { if (atoi(argv[1]) > 200) sleep(60); printf("PASS\\n"); }
         """, "3200")
     program(src, "blas-cuda", '#include <cublas_v2.h>\nint main() {}\n')
     program(src, "data-cuda", "int main() {}\n", "../data/graph.txt")
@@ -118,7 +118,7 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data", "debug-cuda": "passed",
         "sized-cuda": "passed"}
     assert results["sized-cuda"]["args"] == " (built with sizes SIZE 3200 -> 32: hecbench_args.json)"
-    assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
+    assert results["slow-cuda"]["args"] == "128 (Makefile's 3200 / 64)"  # 50, kept a multiple of 128
     assert results["good-cuda"]["args"] == "32 (hecbench_args.json; Makefile's 64)"
     assert results["debug-cuda"]["args"] == " (built with make DEBUG=yes: hecbench_args.json)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
@@ -174,5 +174,6 @@ def test_a_shrunk_size_keeps_the_powers_of_two_that_divided_it():
 
     assert hecbench.shrunk_size(1000000, 16) == 62464  # 976 blocks of 64 (adamw): 62500 left a partial block
     assert hecbench.shrunk_size(8192, 16) == 512
-    assert hecbench.shrunk_size(3200, 64) == 50  # smaller than what divided it: divided alone
+    assert hecbench.shrunk_size(3200, 64) == 128  # not below the power of two that divided it
+    assert hecbench.shrunk_size(32, 16) == 32  # metropolis' lattice must stay a multiple of 32
     assert hecbench.shrunk(["./main", "1000000", "100", "0.5", "7"], 16) == ["./main", "62464", "4", "0.5", "7"]

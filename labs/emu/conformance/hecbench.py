@@ -204,15 +204,16 @@ def run_command(folder, compiler, overrides, name):
 
 
 # The largest power of two a shrunk argument keeps dividing it by, where the original was divisible.
-KEPT_ALIGNMENT = 1024
+KEPT_ALIGNMENT = 256  # a block of threads, as programs size them
 
 
 def shrunk_size(value, factor):
     """value // factor, rounded down to a multiple of the powers of two (up to KEPT_ALIGNMENT)
-    that divide value: a program that launches value / 64 blocks of 64 threads with no bounds
-    check for a partial block (adamw's 1000000 elements) must not get 62500."""
+    that divide value, and not below the largest of them: a program that launches value / 64
+    blocks of 64 threads with no bounds check for a partial block (adamw's 1000000 elements)
+    must not get 62500, nor one that wants a multiple of 32 (metropolis' lattice of 32) get 2."""
     alignment = min(value & -value, KEPT_ALIGNMENT)
-    return max(1, value // factor // alignment * alignment) if value // factor >= alignment else max(1, value // factor)
+    return max(alignment, value // factor // alignment * alignment)
 
 
 def shrunk(command, factor):
