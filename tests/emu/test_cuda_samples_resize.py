@@ -41,3 +41,14 @@ def test_a_size_the_sources_do_not_define_is_refused(tmp_path):
     (folder / "gemm.cu").write_text(SAMPLE)
     with pytest.raises(ValueError, match="K_TILES: not #defined"):
         resized_copy(str(folder), str(tmp_path / "copy"), {"M_TILES": 32, "K_TILES": 32})
+
+
+def test_a_size_that_is_a_constant_of_the_source_is_rewritten_too(tmp_path):
+    folder = tmp_path / "aligned-types-cuda"
+    folder.mkdir()
+    (folder / "main.cu").write_text("const int       MEM_SIZE = 50000000;\nconst int NUM_ITERATIONS = 1000;\n"
+                                    "int other = MEM_SIZE;\n")
+    note = resized_copy(str(folder), str(tmp_path / "copy"), {"MEM_SIZE": "500000", "NUM_ITERATIONS": "10"})
+    assert note == "sizes MEM_SIZE 50000000 -> 500000, NUM_ITERATIONS 1000 -> 10"
+    assert (tmp_path / "copy" / "main.cu").read_text() == (
+        "const int       MEM_SIZE = 500000;\nconst int NUM_ITERATIONS = 10;\nint other = MEM_SIZE;\n")

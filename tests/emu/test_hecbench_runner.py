@@ -54,7 +54,7 @@ def test_programs_are_built_run_and_classified(tmp_path):
         #include <cstdio>
         #include <cstdlib>
         #include <unistd.h>
-        int main(int argc, char **argv) { if (atoi(argv[1]) > 100) sleep(60); printf("PASS\\n"); }
+        int main(int argc, char **argv) { if (atoi(argv[1]) > 200) sleep(60); printf("PASS\\n"); }
         """, "3200")
     program(src, "blas-cuda", '#include <cublas_v2.h>\nint main() {}\n')
     program(src, "data-cuda", "int main() {}\n", "../data/graph.txt")
@@ -95,9 +95,17 @@ def test_programs_are_built_run_and_classified(tmp_path):
         """)
     makefile = (src / "debug-cuda" / "Makefile").read_text().replace("-O1", "-O1 $(CFLAGS)")
     (src / "debug-cuda" / "Makefile").write_text("ifeq ($(DEBUG),yes)\nCFLAGS = -DDEBUG\nendif\n" + makefile)
+    # Sizes that are constants of its source (aligned-types' MEM_SIZE): built from a resized copy.
+    program(src, "sized-cuda", """\
+        #include <cstdio>
+        #include <unistd.h>
+        const int SIZE = 3200;
+        int main() { if (SIZE > 100) sleep(60); puts("PASS"); }
+        """)
     smaller = tmp_path / "hecbench_args.json"
     smaller.write_text(json.dumps({"about": "a test's", "args": {"good-cuda": ["32"]},
-                                    "make": {"debug-cuda": ["DEBUG=yes"]}}))
+                                    "make": {"debug-cuda": ["DEBUG=yes"]},
+                                    "resize": {"sized-cuda": {"SIZE": "32"}}}))
     result = subprocess.run([sys.executable, HECBENCH, "--hecbench", str(tmp_path), "--timeout", "3", "--shrink", "64",
                              "--args", str(smaller),
                              "--jobs", "4", "--json", str(tmp_path / "results.json"), "--snapshot", "f27000a5188f"], capture_output=True, text=True)
@@ -107,8 +115,10 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "good-cuda": "passed", "wrong-cuda": "failed", "slow-cuda": "passed", "blas-cuda": "needs_library",
         "data-cuda": "needs_data", "broken-cuda": "build_failed", "script-cuda": "passed", "dvc-cuda": "needs_data",
         "silent-cuda": "checks_nothing", "quiet-cuda": "unverified", "shared-dvc-cuda": "needs_data",
-        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data", "debug-cuda": "passed"}
-    assert results["slow-cuda"]["args"] == "50 (Makefile's 3200 / 64)"
+        "mpi-cuda": "needs_library", "graph-cuda": "needs_data", "told-cuda": "needs_data", "debug-cuda": "passed",
+        "sized-cuda": "passed"}
+    assert results["sized-cuda"]["args"] == " (built with sizes SIZE 3200 -> 32: hecbench_args.json)"
+    assert results["slow-cuda"]["args"] == "128 (Makefile's 3200 / 64)"  # 50, kept a multiple of 128
     assert results["good-cuda"]["args"] == "32 (hecbench_args.json; Makefile's 64)"
     assert results["debug-cuda"]["args"] == " (built with make DEBUG=yes: hecbench_args.json)"
     assert results["broken-cuda"]["kind"] == "undeclared missing_function"
@@ -118,9 +128,52 @@ def test_programs_are_built_run_and_classified(tmp_path):
         "its build needs files kept in DVC (../shared-dvc-omp/refdata.tar.gz.dvc)")
     assert results["mpi-cuda"]["detail"] == "uses MPI"
     assert "HeCBench at f27000a5188f, run " in result.stdout  # an export, not a clone: --snapshot names it
-    # 13 runtime-API programs: 2 check nothing, 5 lack inputs, 4 of the other 6 pass.
+    # 14 runtime-API programs: 2 check nothing, 5 lack inputs, 5 of the other 7 pass.
     assert ("2 check nothing (1 with no verdict in their sources, 1 that ran to completion and printed none) and 5 need "
             "inputs kept outside git") in result.stdout
-    assert ("**4 of 6 (66.7%) of the runtime-API programs that check their own result and have their inputs pass**; "
-            "4 of 11 (36.4%) with those that need inputs counted as failures; 4 of 15 (26.7%) of all programs"
+    assert ("**5 of 7 (71.4%) of the runtime-API programs that check their own result and have their inputs pass**; "
+            "5 of 12 (41.7%) with those that need inputs counted as failures; 5 of 16 (31.2%) of all programs"
             ) in result.stdout
+
+
+def test_a_run_command_continued_over_lines_is_one_command(tmp_path):
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    (tmp_path / "Makefile").write_text("run:\n\t./main -f ./hash.txt \\\n\t   -b 60000\n")
+    command, _ = hecbench.run_command(str(tmp_path), "nvcc-emu", {}, "bitcracker-cuda")
+    assert command == ["./main", "-f", "./hash.txt", "-b", "60000"]
+
+
+def test_programs_the_run_did_not_get_to_are_not_in_the_pass_rate():
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    results = {"a-cuda": {"status": "passed", "libraries": []}, "b-cuda": {"status": "failed", "libraries": []},
+               "c-cuda": {"status": "not_run", "libraries": []}, "d-cuda": {"status": "not_run", "libraries": []}}
+    text = hecbench.summary(results, "2026-11-27", "f27000a5188f")
+    assert "nor are the 2 the run's --deadline or --end left unfinished" in text
+    assert "**1 of 2 (50.0%) of the runtime-API programs" in text
+
+
+def test_past_the_deadline_a_program_is_still_classified_but_not_built(tmp_path):
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    program(tmp_path, "blas-cuda", '#include <cublas_v2.h>\nint main() { puts("PASS"); }\n')
+    program(tmp_path, "good-cuda", '#include <cstdio>\nint main() { puts("PASS"); }\n')
+    past = 0.0  # a deadline long gone
+    assert hecbench.evaluate(str(tmp_path / "blas-cuda"), "nvcc-emu", {}, 10, past)["status"] == "needs_library"
+    late = hecbench.evaluate(str(tmp_path / "good-cuda"), "nvcc-emu", {}, 10, past)
+    assert late["status"] == "not_run" and "build_s" not in late
+
+
+def test_a_shrunk_size_keeps_the_powers_of_two_that_divided_it():
+    sys.path.insert(0, os.path.dirname(HECBENCH))
+    import hecbench
+
+    assert hecbench.shrunk_size(1000000, 16) == 62464  # 976 blocks of 64 (adamw): 62500 left a partial block
+    assert hecbench.shrunk_size(8192, 16) == 512
+    assert hecbench.shrunk_size(3200, 64) == 128  # not below the power of two that divided it
+    assert hecbench.shrunk_size(32, 16) == 32  # metropolis' lattice must stay a multiple of 32
+    assert hecbench.shrunk(["./main", "1000000", "100", "0.5", "7"], 16) == ["./main", "62464", "4", "0.5", "7"]

@@ -30,7 +30,8 @@ table shows the arguments of the run counted). Statuses:
                     and its folder, or a folder its Makefile names (-I../testSNAP-omp), has a
                     .dvc archive
     no_makefile     the program has no Makefile (not built)
-    not_run         --deadline passed before it started
+    not_run         --deadline passed before its build started, or --end stopped its build or run
+    runner_error    this script failed on the program (a bug of the runner; the detail says what)
 
 "Runtime-API programs" are those that need none of the libraries. The summary's pass rate is
 over the runtime-API programs that check their own result (not checks_nothing, not
@@ -53,7 +54,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from time_limit import CLOCKS, clock_help, describe, over_limit  # noqa: E402
+from time_limit import CLOCKS, clock_help, describe, run_limited  # noqa: E402
+from cuda_samples_resize import resized_copy  # noqa: E402
 from verdict import FAILURE, SUCCESS, claims_success, failure_line  # noqa: E402
 
 NVCC_EMU = os.path.join(os.path.dirname(HERE), "bin", "nvcc-emu")
@@ -191,7 +193,8 @@ def run_command(folder, compiler, overrides, name):
     arguments instead where it names the program."""
     result = subprocess.run(["make", "-n", "-s", "run"] + make_variables(compiler), cwd=folder,
                             capture_output=True, text=True, errors="replace")
-    lines = [line.strip() for line in result.stdout.splitlines() if re.match(r"\s*(\S*/)?\./", line)]
+    recipe = re.sub(r"\\\n\s*", " ", result.stdout)  # a command continued over lines (bitcracker's) is one
+    lines = [line.strip() for line in recipe.splitlines() if re.match(r"\s*(\S*/)?\./", line)]
     if not lines:
         return None, None
     command = shlex.split(lines[-1])
@@ -200,10 +203,24 @@ def run_command(folder, compiler, overrides, name):
     return command, None
 
 
+# The largest power of two a shrunk argument keeps dividing it by, where the original was divisible.
+KEPT_ALIGNMENT = 256  # a block of threads, as programs size them
+
+
+def shrunk_size(value, factor):
+    """value // factor, rounded down to a multiple of the powers of two (up to KEPT_ALIGNMENT)
+    that divide value, and not below the largest of them: a program that launches value / 64
+    blocks of 64 threads with no bounds check for a partial block (adamw's 1000000 elements)
+    must not get 62500, nor one that wants a multiple of 32 (metropolis' lattice of 32) get 2."""
+    alignment = min(value & -value, KEPT_ALIGNMENT)
+    return max(alignment, value // factor // alignment * alignment)
+
+
 def shrunk(command, factor):
-    """The command with every integer argument of 32 or more divided by `factor` (at least 1):
-    HeCBench's arguments are mostly sizes and repeat counts chosen for a GPU."""
-    arguments = [str(max(1, int(a) // factor)) if re.fullmatch(r"\d+", a) and int(a) >= 32 else a for a in command[1:]]
+    """The command with every integer argument of 32 or more divided by `factor` (at least 1,
+    keeping its powers of two: shrunk_size): HeCBench's arguments are mostly sizes and repeat
+    counts chosen for a GPU."""
+    arguments = [str(shrunk_size(int(a), factor)) if re.fullmatch(r"\d+", a) and int(a) >= 32 else a for a in command[1:]]
     return command[:1] + arguments
 
 
@@ -228,33 +245,27 @@ def missing_inputs(folder, command):
     return missing
 
 
-def run_once(command, folder, timeout, clock="wall"):
-    """((output, exit status) or None on a timeout, seconds) of one run on one CPU thread;
-    `clock` says what `timeout` counts (time_limit.py)."""
-    start = time.monotonic()
-    environment = dict(os.environ, EMU_THREADS="1")
-    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, start_new_session=True, env=environment)
-    while True:
-        try:
-            output, _ = process.communicate(timeout=0.5)
-            break
-        except subprocess.TimeoutExpired:  # still running: the output read so far is kept
-            if over_limit(process.pid, time.monotonic() - start, timeout, clock):
-                os.killpg(process.pid, signal.SIGKILL)
-                process.communicate()
-                return None, round(time.monotonic() - start, 1)
-    return (output.decode(errors="replace"), process.returncode), round(time.monotonic() - start, 1)
+def run_once(command, folder, timeout, clock="wall", end=None):
+    """(time_limit.Run, seconds) of one run on one CPU thread; `clock` says what `timeout`
+    counts (time_limit.py)."""
+    run = run_limited(command, folder, timeout, clock, env=dict(os.environ, EMU_THREADS="1"), end=end)
+    return run, round(run.wall_s, 1)
 
 
-def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_options=None, clock="wall"):
+# Wall seconds a program's build (make) may take: a build that hangs must not hold a runner's thread.
+BUILD_LIMIT = 300
+
+
+def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_options=None, clock="wall", end=None,
+             resizes=None):
     """One program's result; `build_options` maps a program to the variables of its own Makefile
-    it is built with (hecbench_args.json's "make")."""
+    it is built with (hecbench_args.json's "make"), `resizes` to the compile-time sizes it is
+    built with from a copy of its folder beside it (hecbench_args.json's "resize"). No build
+    starts after `deadline`; a build or run still going at `end` (both time.monotonic() values)
+    is stopped, and the program is not_run."""
     name = os.path.basename(folder)
     own_options = list((build_options or {}).get(name, []))
     result = {"program": name, "libraries": needed_libraries(folder)}
-    if time.monotonic() > deadline:
-        return dict(result, status="not_run", detail="the run's --deadline passed first")
     if not os.path.exists(os.path.join(folder, "Makefile")):
         return dict(result, status="no_makefile", detail="no Makefile (CMake only)")
     if result["libraries"]:
@@ -269,12 +280,27 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_opt
         return dict(result, status="needs_data", detail="not in the checkout: " + ", ".join(missing_inputs(folder, command)))
     if not prints_a_verdict(folder):
         return dict(result, status="checks_nothing", detail="no PASS, FAIL or other verdict in its sources")
+    # Past the deadline a program is still classified (above: instant, no build), not built.
+    if time.monotonic() > deadline:
+        return dict(result, status="not_run", detail="the run's --deadline passed before its build")
+    if name in (resizes or {}):
+        # Beside the original, so that its Makefile's ../include still leads where it did; the
+        # name no longer ends in -cuda, so no run takes the copy for a program.
+        try:
+            note = resized_copy(folder, folder + ".resized", resizes[name])
+        except ValueError as error:
+            return dict(result, status="runner_error", detail=str(error)[:200])
+        folder = folder + ".resized"
+        result["args"] += f" (built with {note}: hecbench_args.json)"
     start = time.monotonic()
     subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
-    built = subprocess.run(["make"] + make_variables(compiler) + own_options, cwd=folder, capture_output=True, text=True,
-                           errors="replace")
+    built = run_limited(["make"] + make_variables(compiler) + own_options, folder, BUILD_LIMIT, end=end)
     result["build_s"] = round(time.monotonic() - start, 1)
-    log = (built.stdout + built.stderr).replace(folder + os.sep, "")
+    if built.stopped == "end":
+        return dict(result, status="not_run", detail="its build was cut short: the run's --end came first")
+    log = built.output.replace(folder + os.sep, "")
+    if built.stopped:
+        return dict(result, status="build_failed", kind="build timeout", detail=f"make ran past {BUILD_LIMIT} s")
     if built.returncode != 0:
         kept_in_dvc = dvc_archives(folder)
         if kept_in_dvc and re.search(r"No rule to make target|fatal error: .*: No such file", log):
@@ -285,16 +311,18 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_opt
         return dict(result, status="build_failed", kind=build_error_kind(log), detail=first_error(log))
     if not command:
         return dict(result, status="build_failed", kind="no run target", detail="make -n run names no ./program")
-    text, seconds = run_once(command, folder, timeout, clock)
-    if text is None and shrink and shrunk(command, shrink) != command:
+    run, seconds = run_once(command, folder, timeout, clock, end)
+    if run.stopped == "limit" and shrink and shrunk(command, shrink) != command:
         first, command = command, shrunk(command, shrink)  # once more, smaller; the table shows these arguments
         given = "hecbench_args.json's" if makefiles is not None else "Makefile's"
         result["args"] = " ".join(command[1:]) + f" ({given} {' '.join(first[1:])} / {shrink})"
-        text, seconds = run_once(command, folder, timeout, clock)
+        run, seconds = run_once(command, folder, timeout, clock, end)
     result["run_s"] = seconds
-    if text is None:
+    if run.stopped == "end":
+        return dict(result, status="not_run", detail="its run was cut short: the run's --end came first")
+    if run.stopped:
         return dict(result, status="timeout", detail=f"no exit after {describe(timeout, clock)}")
-    text, returncode = text
+    text, returncode = run.output, run.returncode
     said_failed = failure_line(text)
     if returncode < 0:
         detail = next((line for line in text.splitlines() if line.startswith("cuda-emu:")), "")
@@ -316,6 +344,8 @@ GOOD = ("passed",)
 # and programs whose inputs are not in git (HeCBench keeps them in DVC).
 CHECK_NOTHING = ("checks_nothing", "unverified")
 NO_INPUTS = ("needs_data",)
+# Nor programs the run did not get to: they say nothing about the emulator.
+NOT_RUN = ("not_run",)
 
 
 def _count(rows, statuses):
@@ -335,13 +365,15 @@ def summary(results, date, snapshot):
     no_check_static = _count(runtime_api, ("checks_nothing",))
     no_check_run = _count(runtime_api, ("unverified",))
     no_inputs = _count(runtime_api, NO_INPUTS)
-    checked = len(runtime_api) - no_check_static - no_check_run - no_inputs
+    not_run = _count(runtime_api, NOT_RUN)
+    checked = len(runtime_api) - no_check_static - no_check_run - no_inputs - not_run
     lines = [f"HeCBench at {snapshot}, run {date}, {len(everything)} programs: "
              f"{len(everything) - len(runtime_api)} use a library the emulator does not offer ({', '.join(LIBRARIES)}; "
              f"not built), {len(runtime_api)} only the runtime API. Of those, "
              f"{no_check_static + no_check_run} check nothing ({no_check_static} with no verdict in their sources, "
              f"{no_check_run} that ran to completion and printed none) and {no_inputs} need inputs kept outside git "
-             f"(DVC); neither is in the denominator. **{_rate(passed, checked)} of the runtime-API programs that "
+             f"(DVC); neither is in the denominator" + (f", nor are the {not_run} the run's --deadline or --end left "
+             f"unfinished" if not_run else "") + f". **{_rate(passed, checked)} of the runtime-API programs that "
              f"check their own result and have their inputs pass**; "
              f"{_rate(passed, checked + no_inputs)} with those that need inputs counted as failures; "
              f"{_rate(_count(everything, GOOD), len(everything))} of all programs.",
@@ -385,6 +417,9 @@ def main(argv=None):
                              "or more divided by F (default: no second run)")
     parser.add_argument("--deadline", type=float, default=0,
                         help="seconds after which no further program starts (default: none)")
+    parser.add_argument("--end", type=float, default=0,
+                        help="seconds after which every build and run still going is stopped and counted "
+                             "not_run, so that the results are written in time (default: none)")
     parser.add_argument("--jobs", type=int, default=1, help="programs built and run at once (default 1)")
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--args", default=ARGS_FILE, metavar="FILE",
@@ -405,12 +440,19 @@ def main(argv=None):
         folders = sorted(random.Random(args.seed).sample(folders, min(args.sample, len(folders))))
     with open(args.args, encoding="utf-8") as handle:
         given = json.load(handle)
-    overrides, build_options = given["args"], given.get("make", {})
-    deadline = time.monotonic() + args.deadline if args.deadline else float("inf")
+    overrides, build_options, resizes = given["args"], given.get("make", {}), given.get("resize", {})
+    started = time.monotonic()
+    deadline = started + args.deadline if args.deadline else float("inf")
+    end = started + args.end if args.end else None
     compiler = os.path.abspath(args.compiler)
 
     def evaluate_and_print(folder):
-        r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink, build_options, args.clock)
+        try:
+            r = evaluate(folder, compiler, overrides, args.timeout, deadline, args.shrink, build_options, args.clock, end,
+                         resizes)
+        except Exception as error:  # one program's surprise must not lose the others' results
+            r = {"program": os.path.basename(folder), "libraries": [], "status": "runner_error",
+                 "detail": f"hecbench.py failed on it: {type(error).__name__}: {error}"[:200]}
         print(f"{r['program']:32} {r['status']:14} {(r.get('kind', '') + ' ' + r.get('detail', ''))[:110]}", flush=True)
         if args.log:
             with open(args.log, "a", encoding="utf-8") as handle:

@@ -20,6 +20,7 @@ verdict.py: FAILED, FAIL, "Test failed"; for Rodinia's lud no "dismatch"), the f
     input_missing  a data file the program reads is not in the checkout (large files may be
                    left out of a snapshot)
     not_found      the program's folder is not in the checkout
+    not_run        --deadline passed before it started, or --end stopped it
     skipped        not run, for the reason the list gives
 
 With --baseline (default: baseline.json next to this script) a program that passed there and
@@ -33,17 +34,15 @@ import glob
 import json
 import os
 import re
-import shlex
 import signal
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cuda_samples_resize import resized_copy  # noqa: E402
-from time_limit import CLOCKS, clock_help, describe, over_limit  # noqa: E402
+from time_limit import CLOCKS, clock_help, describe, run_limited  # noqa: E402
 from verdict import failure_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,7 +86,18 @@ def first_error(text):
     return lines[-1].strip()[:220] if lines else ""
 
 
-def build(program, folder, root, work, compiler, cc):
+# Wall seconds one compile, link or CMake target build may take: a build that hangs must not
+# hold a runner's thread.
+BUILD_LIMIT = 600
+
+
+def _cut_note(run):
+    """What a build's log says where the runner stopped it."""
+    return {"": "", "limit": f"\nerror: the build ran past {BUILD_LIMIT} s and was stopped",
+            "end": "\nerror: the build was cut short: the conformance run's --end came first"}[run.stopped]
+
+
+def build(program, folder, root, work, compiler, cc, end=None):
     """Compiles and links one program into work/; returns (executable or None, log)."""
     out = os.path.join(work, program["suite"], program["name"])
     os.makedirs(out, exist_ok=True)
@@ -107,16 +117,16 @@ def build(program, folder, root, work, compiler, cc):
             command = [cc, "-c", "-o", obj, source] + flags + program.get("cflags", [])
         else:
             command = [compiler, "-c", "-o", obj, source] + flags + program.get("nvcc_flags", [])
-        result = subprocess.run(command, cwd=folder, capture_output=True, text=True, errors="replace")
-        log.append(result.stdout + result.stderr)
-        if result.returncode != 0:
+        compiled = run_limited(command, folder, BUILD_LIMIT, end=end)
+        log.append(compiled.output + _cut_note(compiled))
+        if compiled.returncode != 0:
             return None, "\n".join(log)
         objects.append(obj)
     executable = os.path.join(out, program["name"])
     command = [compiler, "-o", executable] + objects + program.get("nvcc_flags", []) + ["-lm"]
-    result = subprocess.run(command, capture_output=True, text=True, errors="replace")
-    log.append(result.stdout + result.stderr)
-    return (executable if result.returncode == 0 else None), "\n".join(log)
+    linked = run_limited(command, out, BUILD_LIMIT, end=end)
+    log.append(linked.output + _cut_note(linked))
+    return (executable if linked.returncode == 0 else None), "\n".join(log)
 
 
 CMAKE_GLUE = os.path.join(os.path.dirname(HERE), "cmake", "not_emulated_targets.cmake")
@@ -134,54 +144,33 @@ def cmake_configure(root, build_dir, compiler):
     return result.returncode == 0, first_error(result.stdout + result.stderr)
 
 
-def cmake_build(program, folder, root, build_dir):
+def cmake_build(program, folder, root, build_dir, end=None):
     """Builds the program's target (its folder's name) in the configured CMake build; returns
     (executable or None, log)."""
     target = program.get("target", os.path.basename(folder))
-    result = subprocess.run(["cmake", "--build", build_dir, "--target", target], capture_output=True, text=True,
-                            errors="replace")
+    built = run_limited(["cmake", "--build", build_dir, "--target", target], build_dir, BUILD_LIMIT, end=end)
     executable = os.path.join(build_dir, os.path.relpath(folder, root), target)
-    built = result.returncode == 0 and os.access(executable, os.X_OK)
-    return (executable if built else None), result.stdout + result.stderr
+    made = built.returncode == 0 and os.access(executable, os.X_OK)
+    return (executable if made else None), built.output + _cut_note(built)
 
 
-def run_program(program, executable, folder, timeout, clock="wall"):
+def run_program(program, executable, folder, timeout, clock="wall", end=None):
     """(status, seconds, CPU seconds, output) of one run in the program's folder. The CPU time
     (user and system, all its threads) says what the run cost where the machine is shared and
-    the wall time also counts other work; with clock "cpu" it is also what --timeout limits."""
-    start = time.monotonic()
-    process = subprocess.Popen([executable] + program.get("args", []), cwd=folder, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-    chunks = []
-    reader = threading.Thread(target=lambda: chunks.append(process.stdout.read()))
-    reader.start()
-    timed_out = False
-    while True:  # os.wait4, not Popen.wait: it gives the child's resource usage
-        pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        if over_limit(process.pid, time.monotonic() - start, timeout, clock):
-            os.killpg(process.pid, signal.SIGKILL)
-            _, wait_status, usage = os.wait4(process.pid, 0)
-            timed_out = True
-            break
-        time.sleep(0.05)
-    process.returncode = os.waitstatus_to_exitcode(wait_status)
-    reader.join()
-    process.stdout.close()
-    cpu = usage.ru_utime + usage.ru_stime
-    output = b"".join(chunk for chunk in chunks if chunk)
-    if timed_out:
-        return "timeout", time.monotonic() - start, cpu, output.decode(errors="replace") + \
-            f"\nno exit after {describe(timeout, clock)}"
-    elapsed = time.monotonic() - start
-    text = output.decode(errors="replace")
-    if process.returncode < 0:
-        return "crashed", elapsed, cpu, text + f"\nkilled by signal {-process.returncode} ({signal.Signals(-process.returncode).name})"
-    if process.returncode == program.get("waived_exit", -1):
+    the wall time also counts other work; with clock "cpu" it is also what --timeout limits.
+    A run that the conformance run's `end` cut short is "not_run"."""
+    run = run_limited([executable] + program.get("args", []), folder, timeout, clock, end=end)
+    elapsed, cpu, text = run.wall_s, run.cpu_s, run.output
+    if run.stopped == "end":
+        return "not_run", elapsed, cpu, text + "\ncut short: the conformance run's --end came first"
+    if run.stopped:
+        return "timeout", elapsed, cpu, text + f"\nno exit after {describe(timeout, clock)}"
+    if run.returncode < 0:
+        return "crashed", elapsed, cpu, text + f"\nkilled by signal {-run.returncode} ({signal.Signals(-run.returncode).name})"
+    if run.returncode == program.get("waived_exit", -1):
         return "waived", elapsed, cpu, text
-    if process.returncode != 0:
-        return "failed", elapsed, cpu, text + f"\nexit status {process.returncode}"
+    if run.returncode != 0:
+        return "failed", elapsed, cpu, text + f"\nexit status {run.returncode}"
     rejected = program.get("reject")
     if rejected and re.search(rejected, text):
         return "failed", elapsed, cpu, re.search(".*" + rejected + ".*", text).group(0)
@@ -191,10 +180,14 @@ def run_program(program, executable, folder, timeout, clock="wall"):
     return "passed", elapsed, cpu, text
 
 
-def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None, clock="wall"):
+def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None, clock="wall", deadline=None, end=None):
+    """One program's result; none is started after `deadline`, and whatever runs at `end` (both
+    time.monotonic() values) is stopped: such a program is "not_run"."""
     result = {"built": False, "ran": False}
     if program.get("skip"):
         return dict(result, status="skipped", detail=program["skip"])
+    if deadline is not None and time.monotonic() > deadline:
+        return dict(result, status="not_run", detail="the run's --deadline passed before it started")
     root = roots.get(program["suite"])
     if root is None:
         return dict(result, status="not_found", detail=f"no --{program['suite']} checkout given")
@@ -211,19 +204,21 @@ def evaluate(program, roots, work, compiler, cc, timeout, cmake_dirs=None, clock
         except ValueError as error:
             return dict(result, status="build_failed", detail=str(error))
         executable, log = build(program, os.path.join(work, program["suite"], "resized", program["name"]), root,
-                                work, compiler, cc)
+                                work, compiler, cc, end)
     elif cmake_dir is not None:
-        executable, log = cmake_build(program, folder, root, cmake_dir)
+        executable, log = cmake_build(program, folder, root, cmake_dir, end)
     else:
-        executable, log = build(program, folder, root, work, compiler, cc)
+        executable, log = build(program, folder, root, work, compiler, cc, end)
     result["build_s"] = round(time.monotonic() - start, 1)
+    if executable is None and end is not None and time.monotonic() > end:
+        return dict(result, status="not_run", detail="its build was cut short: the run's --end came first")
     if executable is None:
         return dict(result, status="build_failed", detail=first_error(log.replace(folder + os.sep, "")))
     result["built"] = True
     missing = [name for name in program.get("inputs", []) if not os.path.exists(os.path.join(folder, name))]
     if missing:
         return dict(result, status="input_missing", detail="not in the checkout: " + ", ".join(missing))
-    status, seconds, cpu, output = run_program(program, executable, folder, timeout, clock)
+    status, seconds, cpu, output = run_program(program, executable, folder, timeout, clock, end)
     result.update(ran=True, status=status, run_s=round(seconds, 1), cpu_s=round(cpu, 1))
     result["detail"] = "" if status == "passed" else first_error(output.replace(folder + os.sep, ""))
     if status == "passed" and program.get("verified") is False:
@@ -281,9 +276,17 @@ def main(argv=None):
     parser.add_argument("--cmake", action="store_true",
                         help="build cuda-samples through its own top-level CMake build (nvcc-emu as "
                              "CMAKE_CUDA_COMPILER) instead of one nvcc-emu command a file")
+    parser.add_argument("--deadline", type=float, default=0,
+                        help="seconds after which no further program starts (default: none)")
+    parser.add_argument("--end", type=float, default=0,
+                        help="seconds after which every build and run still going is stopped and counted "
+                             "not_run, so that the results are written in time (default: none)")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     args = parser.parse_args(argv)
+    started = time.monotonic()
+    deadline = started + args.deadline if args.deadline else None
+    end = started + args.end if args.end else None
 
     roots = {suite: os.path.abspath(path) for suite, path in
              (("cuda-samples", args.cuda_samples), ("rodinia", args.rodinia)) if path}
@@ -306,7 +309,7 @@ def main(argv=None):
             return 2
 
     def evaluate_and_print(program):
-        r = evaluate(program, roots, work, args.compiler, args.cc, args.timeout, cmake_dirs, args.clock)
+        r = evaluate(program, roots, work, args.compiler, args.cc, args.timeout, cmake_dirs, args.clock, deadline, end)
         print(f"{program['key']:50} {r['status']:13} {r.get('detail', '')[:100]}", flush=True)
         return program["key"], r
 
@@ -317,7 +320,9 @@ def main(argv=None):
     if os.path.exists(args.baseline):
         with open(args.baseline, encoding="utf-8") as handle:
             baseline = json.load(handle)["status"]
-    regressions = [key for key, r in results.items() if baseline.get(key) == "passed" and r["status"] not in GOOD]
+    # A program the run did not get to (--deadline, --end) says nothing either way.
+    regressions = [key for key, r in results.items()
+                   if baseline.get(key) == "passed" and r["status"] not in GOOD + ("not_run",)]
     new_passes = [key for key, r in results.items() if r["status"] == "passed" and baseline.get(key) != "passed"]
     print()
     print(table(programs, results, regressions))

@@ -3,6 +3,11 @@ got (all its threads together). On a shared machine other work stretches a run's
 not its CPU time, so a CPU limit times out only programs that are slow themselves."""
 
 import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
 
 CLOCKS = ("wall", "cpu")
 # With the CPU clock, the wall clock stops a run only at this many times the limit: a program
@@ -27,6 +32,49 @@ def over_limit(pid, elapsed, limit, clock):
         return elapsed > limit
     used = cpu_seconds(pid)
     return elapsed > limit * WALL_BACKSTOP or (used if used is not None else elapsed) > limit
+
+
+@dataclass
+class Run:
+    """One run of a program under a limit (run_limited)."""
+    output: str  # stdout and stderr together
+    returncode: int  # negative: killed by that signal (our own SIGKILL where stopped)
+    stopped: str  # "": it exited; "limit": past its own limit; "end": the run as a whole had to end
+    wall_s: float
+    cpu_s: float  # user and system, all its threads and the children it waited for
+
+
+def run_limited(command, cwd, limit, clock="wall", env=None, end=None):
+    """Runs command in cwd in its own session, stdin closed, and kills its whole process
+    group once it is over `limit` seconds of `clock` (over_limit) or once time.monotonic()
+    passes `end` (a whole conformance run's hard end, so that it writes its results in time).
+    The conformance runners' one way to run a build or a program."""
+    start = time.monotonic()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.append(process.stdout.read()))  # a full pipe must not stall it
+    reader.start()
+    stopped = ""
+    while True:  # os.wait4, not Popen.wait: it gives the child's resource usage
+        pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        now = time.monotonic()
+        if end is not None and now > end:
+            stopped = "end"
+        elif over_limit(process.pid, now - start, limit, clock):
+            stopped = "limit"
+        if stopped:
+            os.killpg(process.pid, signal.SIGKILL)
+            _, wait_status, usage = os.wait4(process.pid, 0)
+            break
+        time.sleep(0.05)
+    process.returncode = os.waitstatus_to_exitcode(wait_status)
+    reader.join()  # ends when the last process holding the pipe (the killed group's) has gone
+    process.stdout.close()
+    output = b"".join(chunk for chunk in chunks if chunk).decode(errors="replace")
+    return Run(output, process.returncode, stopped, time.monotonic() - start, usage.ru_utime + usage.ru_stime)
 
 
 def describe(limit, clock):
