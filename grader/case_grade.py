@@ -56,7 +56,9 @@ class CaseGrader:
         else:
             where = list(dict.fromkeys(where))
             reason = one_line(f"{first.reason} ({', '.join(where)})" if where else first.reason)
-            if first.plan.gpu_record:  # a GPU run has no profile: the lab's work is judged on an emulated run
+            # A GPU run has no profile: the lab's work is judged on an emulated run, but never on a
+            # GPU-sized case (hours under the emulator), whose record serves its timing alone.
+            if first.plan.gpu_record and plans.judges_work_on_gpu(self.lab, case):
                 work, why = self._work_on_gpu_node(case, ready, first)
                 if work != AC:
                     verdict, reason = work, why
