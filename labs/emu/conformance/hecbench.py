@@ -54,7 +54,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from time_limit import CLOCKS, clock_help, describe, run_limited  # noqa: E402
+from time_limit import add_time_arguments, describe, run_limited  # noqa: E402
 from cuda_samples_resize import resized_copy  # noqa: E402
 from verdict import FAILURE, SUCCESS, claims_success, failure_line  # noqa: E402
 
@@ -410,16 +410,10 @@ def main(argv=None):
     parser.add_argument("--sample", type=int, default=0,
                         help="run N programs drawn at random (with --seed) instead of all of them")
     parser.add_argument("--seed", type=int, default=1, help="the --sample's random seed (default 1)")
-    parser.add_argument("--timeout", type=float, default=60, help="seconds a program may run (default 60)")
-    parser.add_argument("--clock", choices=CLOCKS, default="wall", help=clock_help("--timeout"))
+    add_time_arguments(parser, timeout=60)
     parser.add_argument("--shrink", type=int, default=0, metavar="F",
                         help="run a program that times out once more with its integer arguments of 32 "
                              "or more divided by F (default: no second run)")
-    parser.add_argument("--deadline", type=float, default=0,
-                        help="seconds after which no further program starts (default: none)")
-    parser.add_argument("--end", type=float, default=0,
-                        help="seconds after which every build and run still going is stopped and counted "
-                             "not_run, so that the results are written in time (default: none)")
     parser.add_argument("--jobs", type=int, default=1, help="programs built and run at once (default 1)")
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--args", default=ARGS_FILE, metavar="FILE",

@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cuda_samples_resize import resized_copy  # noqa: E402
-from time_limit import CLOCKS, clock_help, describe, run_limited  # noqa: E402
+from time_limit import add_time_arguments, describe, run_limited  # noqa: E402
 from verdict import failure_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -267,8 +267,7 @@ def main(argv=None):
     parser.add_argument("--filter", default="*",
                         help="only programs whose suite/name match this glob, or one of these comma-separated "
                              "globs (the timeouts of a run, run again)")
-    parser.add_argument("--timeout", type=float, default=120, help="seconds a program may run (default 120)")
-    parser.add_argument("--clock", choices=CLOCKS, default="wall", help=clock_help("--timeout"))
+    add_time_arguments(parser, timeout=120)
     parser.add_argument("--compiler", default=NVCC_EMU, help="the drop-in compiler (default: nvcc-emu)")
     parser.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C compiler for .c files")
     parser.add_argument("--jobs", type=int, default=1,
@@ -276,11 +275,6 @@ def main(argv=None):
     parser.add_argument("--cmake", action="store_true",
                         help="build cuda-samples through its own top-level CMake build (nvcc-emu as "
                              "CMAKE_CUDA_COMPILER) instead of one nvcc-emu command a file")
-    parser.add_argument("--deadline", type=float, default=0,
-                        help="seconds after which no further program starts (default: none)")
-    parser.add_argument("--end", type=float, default=0,
-                        help="seconds after which every build and run still going is stopped and counted "
-                             "not_run, so that the results are written in time (default: none)")
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     parser.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     args = parser.parse_args(argv)

@@ -86,3 +86,16 @@ def clock_help(what):
     return (f"what {what} counts: wall-clock seconds (default), or the CPU seconds the run got, all its "
             "threads together, so that a shared machine's other work does not time a program out (the "
             f"wall clock then stops it at {WALL_BACKSTOP}x)")
+
+
+def add_time_arguments(parser, timeout):
+    """The options both runners (run.py, hecbench.py) take alike: a program's limit and the clock it
+    counts, and the whole run's deadline and end."""
+    parser.add_argument("--timeout", type=float, default=timeout,
+                        help=f"seconds a program may run (default {timeout:g})")
+    parser.add_argument("--clock", choices=CLOCKS, default="wall", help=clock_help("--timeout"))
+    parser.add_argument("--deadline", type=float, default=0,
+                        help="seconds after which no further program starts (default: none)")
+    parser.add_argument("--end", type=float, default=0,
+                        help="seconds after which every build and run still going is stopped and counted "
+                             "not_run, so that the results are written in time (default: none)")
