@@ -83,7 +83,6 @@ def source_for(args, lab: Lab) -> Iterator[Source]:
             yield Source(f"sub-{name}", intake(path, lab, dest), submission=True)
         finally:
             remove_tree(dest)
-            remove_tree(dest.with_name(dest.name + ".intake"))  # _write's half-written copy, if intake failed
         return
     if args.solution:
         if not (SOLUTIONS_DIR / lab.id).is_dir():
@@ -201,10 +200,14 @@ def _write(files: dict[str, bytes], dest: Path, lab: Lab | None) -> None:
     """Writes the checked files into a fresh dest (<dest>/<lab>/<file>), replacing any old one."""
     fresh = dest.with_name(dest.name + ".intake")
     shutil.rmtree(fresh, ignore_errors=True)
-    for name, data in files.items():
-        target = fresh / (lab.id if lab else "") / name if lab else fresh / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    try:
+        for name, data in files.items():
+            target = fresh / (lab.id if lab else "") / name if lab else fresh / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)  # no half-written copy left beside dest
+        raise
     shutil.rmtree(dest, ignore_errors=True)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fresh.rename(dest)

@@ -135,3 +135,23 @@ def test_two_gradings_of_folders_with_one_name_never_share_a_copy(tmp_path):
         assert (first.root / "increment/increment.c").read_text().startswith("// section a")
         assert (second.root / "increment/increment.c").read_text().startswith("// section b")
     assert not first.root.exists() and not second.root.exists()
+
+
+def test_an_intake_that_fails_midway_leaves_no_half_written_copy(tmp_path, monkeypatch):
+    # A disk that fills while the files are written: the error goes up, and nothing is left behind.
+    from pathlib import Path
+    from grader import intake as intake_module
+    write_one = Path.write_bytes
+    written = []
+
+    def write_bytes(path, data):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(path)
+        return write_one(path, data)
+
+    monkeypatch.setattr(Path, "write_bytes", write_bytes)
+    dest = tmp_path / "alice"
+    with pytest.raises(OSError):
+        intake_module._write({"a.c": b"int a;", "b.c": b"int b;"}, dest, None)
+    assert list(tmp_path.iterdir()) == []
