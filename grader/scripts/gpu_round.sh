@@ -8,6 +8,8 @@
 # Steps (each one log LOG_DIR/<step>.log; a summary line each at the end):
 #   refs-L      lab L's reference on every public case and the hidden ones, GPU evidence on
 #   students-L  the work corpus of lab L on the GPU (tests/students/grade_all.py --gpu --lab L)
+#   user-students, user-students-L   every lab's work corpus, or lab L's, as an ordinary user
+#               (STUDENT_JOBS=N gradings at a time in these and students-L; default 3)
 #   corpus      the evidence corpus (programs that know they are emulated, timing exploits)
 #   batch       a class with a crafted compile error writes class.csv
 #   nbody spmv  the lab's own GPU verification (bench recorded for the handout, every case)
@@ -29,7 +31,9 @@ if [ "${1:-}" = --step ]; then  # one step, run by run_step below: --step NAME L
     case $name in
     refs-*)     LABKIT_SECRET=$secret python3 -m grader check "${name#refs-}" --solution --gpu --cases all --no-sanitize --quiet \
                     --require-full --json "$log/$name.json" ;;
-    students-*) python3 tests/students/grade_all.py --gpu --jobs 3 --lab "${name#students-}" ;;
+    students-*) python3 tests/students/grade_all.py --gpu --jobs "${STUDENT_JOBS:-3}" --lab "${name#students-}" ;;
+    user-students)   bash grader/scripts/grade_of_record_gpu_verify.sh user-students ;;
+    user-students-*) LABS="${name#user-students-}" bash grader/scripts/grade_of_record_gpu_verify.sh user-students ;;
     corpus)     bash grader/scripts/grade_of_record_gpu_verify.sh corpus ;;
     batch)      bash grader/scripts/grade_of_record_gpu_verify.sh batch ;;
     bench)      bash grader/scripts/grade_of_record_gpu_verify.sh bench ;;
@@ -52,6 +56,8 @@ export PYTHONUNBUFFERED=1
 # course grades is graded there.
 ROUND_SECRET=$(python3 -m grader secret)
 export ROUND_SECRET
+ROUND_ID=$$-$(date +%s)  # the round's steps share what they set up once (the TA's copy of the kit)
+export ROUND_ID
 deadline=${ROUND_SECONDS:+$((SECONDS + ROUND_SECONDS))}
 tarball=${OUT:+$OUT/$(basename "$log").tgz}
 
