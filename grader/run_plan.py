@@ -21,9 +21,11 @@ outcome decides (purpose). The grader reads the fields back; the words a reason 
     COUNTERS     the GPU's counters of the case's kernels   counters_plan
     DIAGNOSE     a hint in a reason, never a verdict        one_device_plan
     SANITIZE     a checker's finding                        sanitize_plans
-    REFERENCE    the reference solution's time and figures  reference_plans; the GPU evidence's
-                 (the runner runs its build), and whether   check that the record can be taken
-                 the GPU record can be taken here           (evidence/grading.py)
+    REFERENCE    the reference solution's time and figures  reference_plans, timing_plan; the GPU
+                 (the runner runs its build), and whether   evidence's check that the record can be
+                 the GPU record can be taken here           taken (evidence/grading.py)
+    (again)      a SLOW case on a GPU timed once more:      retime_plans
+                 the reference, then the first GRADE run
 """
 
 from __future__ import annotations
@@ -141,6 +143,22 @@ def case_plans(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> l
     return plans
 
 
+def timing_plan(first: RunPlan) -> RunPlan:
+    """The reference solution's run that gives a timed case its figure: as the student's first
+    GRADE run is made (the GPU record's tracer too, so that both are timed under it)."""
+    return replace(first, purpose=REFERENCE)
+
+
+def retime_plans(lab: Lab, case: Case, *, emu: bool, gpus: int) -> list[RunPlan]:
+    """A timed case that came out SLOW on a GPU: the reference's figure taken again, then the
+    student's first GRADE run again, right after it (case_grade.CaseGrader._time_again). None
+    under the emulator, where nothing is SLOW."""
+    if emu or not case.timed or lab.timing.slow_factor <= 0:
+        return []
+    first = case_plans(lab, case, emu=emu, checks=False, gpus=gpus)[0]
+    return [timing_plan(first), first]
+
+
 def profile_retries(plan: RunPlan) -> list[RunPlan]:
     """A profiled run past the case's limit: first the same run without the profile, within that
     limit (a program that never ends is TLE there, two limits spent), then, if that one ends, the
@@ -203,8 +221,8 @@ def reference_plans(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int)
 
 def plans_for(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> list[RunPlan]:
     """Every plan a grading may make of one case, in the order it may run them: the GRADE runs,
-    a profiled run's retries, the GPU node's WORK and COUNTERS runs. The grading's budget
-    (grader/budget.py) is summed from these."""
+    a profiled run's retries, the GPU node's WORK and COUNTERS runs, a SLOW case's second timing.
+    The grading's budget (grader/budget.py) is summed from these."""
     plans = case_plans(lab, case, emu=emu, checks=checks, gpus=gpus)
     extra = []
     if plans[0].profile:
@@ -212,4 +230,4 @@ def plans_for(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> li
     if plans[0].gpu_record and judges_work_on_gpu(lab, case):
         work = work_plan(lab, case, plans[0])
         extra += [work, *filter(None, [evidence_plan(work, plans[0])]), counters_plan(plans[0])]
-    return plans + extra
+    return plans + extra + retime_plans(lab, case, emu=emu, gpus=gpus)

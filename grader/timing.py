@@ -21,7 +21,7 @@ from grader.limits import GRADING_TIME_LIMITS
 from grader.paths import BUILD_DIR, LABS_DIR, SOLUTIONS_DIR
 from grader.report import Report
 from grader.run import RunOutcome
-from grader.run_plan import REFERENCE, RunPlan, reference_plans
+from grader.run_plan import RunPlan, case_plans, reference_plans, timing_plan
 from grader.shared_files import write_atomically
 from grader.verdict import SLOW, CaseResult, runtime_error
 
@@ -241,9 +241,18 @@ class ReferenceTiming:
             return {}
         metrics = {}
         for case in timed:
-            run = self.runner.run(RunPlan(purpose=REFERENCE), self.runner.prepare(case))
-            value = metric(run.figures, run.outcome, self.lab.timing.metric)
-            if value is not None and runtime_error(run.outcome, case.time_limit_s) is None:
+            first = case_plans(self.lab, case, emu=False, checks=self.checks, gpus=self.gpus)[0]
+            value = self.measure(case, self.runner.prepare(case), timing_plan(first))
+            if value is not None:
                 metrics[case.name] = value
-                self.walls[case.name] = run.outcome.wall_s
         return metrics
+
+    def measure(self, case: Case, ready, plan: RunPlan) -> float | None:
+        """The reference solution's figure on one timed case (a REFERENCE plan, run_plan.timing_plan),
+        its wall time kept beside it; None where it gave none or its run failed."""
+        run = self.runner.run(plan, ready)
+        value = metric(run.figures, run.outcome, self.lab.timing.metric)
+        if value is None or runtime_error(run.outcome, case.time_limit_s) is not None:
+            return None
+        self.walls[case.name] = run.outcome.wall_s
+        return value

@@ -89,13 +89,19 @@ user)
     su "$user" -c "cd $kit && python3 -m grader check increment --submission solutions/increment --gpu --cases all" 2>&1 | tail -12
     su "$user" -c "cd $kit && python3 tests/students/grade_all.py --gpu --jobs 3 --lab increment" 2>&1 ;;
 user-students)
-    # The whole work corpus as a TA without root: every faithful submission keeps full marks there
-    # too. STUDENT_JOBS gradings at a time (default 3); LABS the labs (default: every lab's corpus).
+    # The work corpus as a TA without root: every faithful submission keeps full marks there too.
+    # STUDENT_JOBS gradings at a time (default 3); STUDENTS the submissions (all at once), or LABS
+    # the labs (one after the other; default every lab's corpus).
     user_kit
-    for lab in ${LABS:-$(ls tests/students | grep -v '[._]')}; do
-        stage "$lab's work corpus as $user (the Landlock kind)"
-        su "$user" -c "cd $kit && python3 tests/students/grade_all.py --gpu --jobs ${STUDENT_JOBS:-3} --lab $lab" 2>&1
-    done ;;
+    if [ -n "${STUDENTS:-}" ]; then
+        stage "the work corpus's $(echo $STUDENTS | wc -w) submissions as $user (the Landlock kind)"
+        su "$user" -c "cd $kit && python3 tests/students/grade_all.py --gpu --jobs ${STUDENT_JOBS:-3} $STUDENTS" 2>&1
+    else
+        for lab in ${LABS:-$(ls tests/students | grep -v '[._]')}; do
+            stage "$lab's work corpus as $user (the Landlock kind)"
+            su "$user" -c "cd $kit && python3 tests/students/grade_all.py --gpu --jobs ${STUDENT_JOBS:-3} --lab $lab" 2>&1
+        done
+    fi ;;
 multi)
     stage "apsp on this node's $(nvidia-smi -L | wc -l) GPUs: the reference, and a multigpu program that uses device 0 only"
     python3 -m grader check apsp --solution --gpu --no-sanitize --quiet 2>&1 | tail -6
