@@ -14,9 +14,9 @@
     emulated_traffic(profile) -> dict[str, KernelTraffic]
         The same figures from the emulator's EMU_PROFILE JSON. Pure.
     compare_traffic(gpu, emulated, *, tolerance=TOLERANCE, kit_kernels=()) -> list[str]
-        Each kernel whose global load or store sectors differ by more than the tolerance, as a
-        line naming the kernel and both figures ("tiled_kernel: global load sectors 0 on the
-        GPU, 44800 emulated"); a kernel only one side ran is named too. Pure.
+        Each kernel whose global loads or stores differ by more than the tolerance, as a line
+        naming the kernel and both figures ("tiled_kernel: global load bytes 0 on the GPU,
+        44800 emulated"); a kernel only one side ran is named too. Pure.
 
 Why sectors and why this tolerance: the emulator counts 32-byte sectors per warp request the way
 ncu's l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st} does, and the figures are equal on every
@@ -26,6 +26,13 @@ the GPU's schedule changes them: up to 15% apart there (relax_edges' store secto
 is 20% of the larger figure plus one warp request's worth (MIN_SECTORS) for the tiny cases: a
 kernel launched with the right name and grid that skips its work moves its sectors by far more.
 A lab whose kernels are all deterministic can pass tolerance=0.
+
+Why bytes too: the emulator counts each access the source makes, and the compiler may merge a
+thread's reads of neighbouring members into one wider load (pos[j].x, .y, .z and .w of a float4
+as one 16-byte load): fewer requests and sectors on the GPU, for the same work. The bytes the
+threads asked for (ncu's sass_data_bytes, the profile's "bytes") do not change with that. So where
+ncu gives them, the bytes must agree, and the GPU's sectors may be fewer than the emulator's but
+not more; without them (an ncu that lacks the metric), the sectors must agree.
 """
 
 from __future__ import annotations
@@ -45,9 +52,12 @@ METRICS = {
     "ld_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "st_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
     "st_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "ld_bytes": "smsp__sass_data_bytes_mem_global_op_ld.sum",
+    "st_bytes": "smsp__sass_data_bytes_mem_global_op_st.sum",
 }
 TOLERANCE = 0.20
 MIN_SECTORS = 32
+MIN_BYTES = 32 * MIN_SECTORS
 NVIDIA_PARAMS = Path("/proc/driver/nvidia/params")
 
 
@@ -58,6 +68,9 @@ class KernelTraffic:
     ld_sectors: int = 0
     st_requests: int = 0
     st_sectors: int = 0
+    ld_bytes: int = 0
+    st_bytes: int = 0
+    bytes_measured: bool = False  # ld_bytes and st_bytes were read (ncu may lack the metric)
 
 
 @dataclass(frozen=True)
@@ -153,6 +166,7 @@ def parse_ncu_csv(text: str) -> dict[str, KernelTraffic] | str:
             key = kernel_key(row.get("Kernel Name") or "")
             figures = traffic.setdefault(key, KernelTraffic())
             setattr(figures, column, getattr(figures, column) + _number(row.get("Metric Value") or "0"))
+            figures.bytes_measured |= column.endswith("_bytes")
             launches.setdefault(key, set()).add(row.get("ID"))
     except (ValueError, csv.Error) as fault:
         return f"ncu's table does not parse: {fault}"
@@ -166,7 +180,7 @@ def parse_ncu_csv(text: str) -> dict[str, KernelTraffic] | str:
 def emulated_traffic(profile: dict) -> dict[str, KernelTraffic]:
     traffic: dict[str, KernelTraffic] = {}
     for launch in profile.get("launches", []):
-        figures = traffic.setdefault(kernel_key(launch.get("kernel", "")), KernelTraffic())
+        figures = traffic.setdefault(kernel_key(launch.get("kernel", "")), KernelTraffic(bytes_measured=True))
         figures.launches += 1
         for site in launch.get("sites", []):
             load, store = site.get("global_load", {}), site.get("global_store", {})
@@ -174,11 +188,30 @@ def emulated_traffic(profile: dict) -> dict[str, KernelTraffic]:
             figures.ld_sectors += load.get("sectors", 0)
             figures.st_requests += store.get("requests", 0)
             figures.st_sectors += store.get("sectors", 0)
+            figures.ld_bytes += load.get("bytes", 0)
+            figures.st_bytes += store.get("bytes", 0)
     return traffic
 
 
-def _apart(a: int, b: int, tolerance: float) -> bool:
-    return abs(a - b) > tolerance * max(a, b) + MIN_SECTORS
+def _apart(a: int, b: int, tolerance: float, least: int = MIN_SECTORS) -> bool:
+    return abs(a - b) > tolerance * max(a, b) + least
+
+
+def _difference(what: str, g: KernelTraffic, e: KernelTraffic, tolerance: float) -> str | None:
+    """How one direction (load or store) of a kernel differs, as the module's docstring says; None
+    where it agrees."""
+    op = "ld" if what == "load" else "st"
+    gpu_sectors, emu_sectors = getattr(g, f"{op}_sectors"), getattr(e, f"{op}_sectors")
+    if g.bytes_measured:
+        gpu_bytes, emu_bytes = getattr(g, f"{op}_bytes"), getattr(e, f"{op}_bytes")
+        if _apart(gpu_bytes, emu_bytes, tolerance, MIN_BYTES):
+            return f"global {what} bytes {gpu_bytes} on the GPU, {emu_bytes} emulated"
+        if gpu_sectors > emu_sectors and _apart(gpu_sectors, emu_sectors, tolerance):
+            return f"global {what} sectors {gpu_sectors} on the GPU, {emu_sectors} emulated (the same bytes)"
+        return None
+    if _apart(gpu_sectors, emu_sectors, tolerance):
+        return f"global {what} sectors {gpu_sectors} on the GPU, {emu_sectors} emulated"
+    return None
 
 
 def compare_traffic(gpu: dict[str, KernelTraffic], emulated: dict[str, KernelTraffic], *,
@@ -192,9 +225,8 @@ def compare_traffic(gpu: dict[str, KernelTraffic], emulated: dict[str, KernelTra
             side = "the GPU run" if e is None else "the emulated run"
             differences.append(f"{key}: only {side} ran it ({(g or e).launches} launches)")
             continue
-        for what, gpu_value, emu_value in (("global load sectors", g.ld_sectors, e.ld_sectors),
-                                           ("global store sectors", g.st_sectors, e.st_sectors)):
-            if _apart(gpu_value, emu_value, tolerance):
-                differences.append(f"{key}: {what} {gpu_value} on the GPU, {emu_value} emulated "
-                                   f"({g.launches} and {e.launches} launches)")
+        for what in ("load", "store"):
+            differs = _difference(what, g, e, tolerance)
+            if differs:
+                differences.append(f"{key}: {differs} ({g.launches} and {e.launches} launches)")
     return differences

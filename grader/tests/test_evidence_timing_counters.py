@@ -2,6 +2,7 @@
 emulated profile (counters.py), on made-up records and a saved Nsight Compute table."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from grader.evidence.counters import (KernelTraffic, compare_traffic, emulated_traffic, parse_ncu_csv,
@@ -92,6 +93,33 @@ def test_a_kernel_that_skipped_its_work_is_caught_by_its_sectors():
     assert compare_traffic({}, emulated) == ["tiled_kernel: only the emulated run ran it (2 launches)"]
     racy = {"relax_edges": KernelTraffic(30, 15000, 290460, 5120, 9222)}
     assert compare_traffic(racy, {"relax_edges": KernelTraffic(30, 15000, 290460, 4854, 7871)}) == []
+
+
+def test_loads_the_compiler_merged_are_the_same_work():
+    # nbody's member_access: pos[j].x, .y, .z and .w read one by one in the source, one 16-byte
+    # load on the GPU (ncu on an H200, as a non-root user): a quarter of the sectors, the same bytes.
+    emulated = emulated_traffic({"launches": [{"kernel": "forces_naive_kernel", "sites": [
+        {"global_load": {"requests": 2, "sectors": 3, "bytes": 80}},
+        *[{"global_load": {"requests": 10, "sectors": 10, "bytes": 100}}] * 4,
+        {"global_store": {"requests": 2, "sectors": 3, "bytes": 20}}]}] * 2})
+    merged = {"forces_naive_kernel": KernelTraffic(2, 24, 26, 4, 6, ld_bytes=960, st_bytes=40, bytes_measured=True)}
+    assert emulated["forces_naive_kernel"].ld_sectors == 86
+    assert compare_traffic(merged, emulated) == []
+    # Without the bytes (an ncu that lacks the metric) the sectors decide, as before.
+    assert compare_traffic({"forces_naive_kernel": replace(merged["forces_naive_kernel"], bytes_measured=False)},
+                           emulated) == ["forces_naive_kernel: global load sectors 26 on the GPU, 86 emulated "
+                                         "(2 and 2 launches)"]
+
+
+def test_bytes_not_asked_for_or_sectors_the_emulator_never_touched_differ():
+    emulated = {"tiled_kernel": KernelTraffic(2, 144, 472, 36, 118, ld_bytes=10000, st_bytes=2000, bytes_measured=True)}
+    no_loads = {"tiled_kernel": KernelTraffic(2, 0, 0, 36, 118, ld_bytes=0, st_bytes=2000, bytes_measured=True)}
+    assert compare_traffic(no_loads, emulated) == [
+        "tiled_kernel: global load bytes 0 on the GPU, 10000 emulated (2 and 2 launches)"]
+    scattered = {"tiled_kernel": KernelTraffic(2, 144, 4000, 36, 118, ld_bytes=10000, st_bytes=2000,
+                                               bytes_measured=True)}
+    assert compare_traffic(scattered, emulated) == [
+        "tiled_kernel: global load sectors 4000 on the GPU, 472 emulated (the same bytes) (2 and 2 launches)"]
 
 
 def test_who_may_read_counters():
