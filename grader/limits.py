@@ -3,8 +3,9 @@
     wall time        the grader's clock; the whole process group (and sandbox) is killed
     CPU time         RLIMIT_CPU: SIGXCPU, then SIGKILL a second later
     file size        RLIMIT_FSIZE: a write past it fails and raises SIGXFSZ
-    processes        a pids cgroup (pids.max) where the grader may make one; RLIMIT_NPROC when
-                     the grader is not root (root ignores it); a watchdog that counts them always
+    processes        a pids cgroup (pids.max) where the grader may make one; a watchdog that
+                     counts them always; RLIMIT_NPROC when the grader is not root (root ignores
+                     it), as a backstop with room for the account's other gradings (nproc_cap)
     memory           a memory cgroup where the grader may make one; otherwise not limited
     disk             the watchdog adds up the case's work folder and kills past the cap
     data (builds)    RLIMIT_DATA: each compiler process's heap, where no memory cgroup can be made
@@ -114,6 +115,24 @@ def user_task_count(uid: int) -> int:
     return count
 
 
+# RLIMIT_NPROC counts every task of the user, machine-wide: where the grader is not root, all the
+# gradings of one account share it (a batch's workers side by side, another TA's terminal). A cap of
+# this run's tasks over the count at its start would fail the builds and runs of the gradings beside
+# it as soon as they grow (fourteen gradings at once as one user on a 32-core GPU node made an
+# honest submission's build CE). So the kernel's cap leaves this much room for the others, and the
+# watchdog (run.py), which counts this program's own tasks, holds it to its cap.
+OTHERS_TASKS = 4096
+
+
+def nproc_cap(processes: int) -> int:
+    """RLIMIT_NPROC for a run allowed `processes` tasks, where the grader is not root: the user's
+    tasks now, this run's, room for the account's other gradings, never past the hard limit the
+    account has (which a user cannot raise)."""
+    cap = user_task_count(os.geteuid()) + processes + OTHERS_TASKS
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    return cap if hard == resource.RLIM_INFINITY else min(cap, hard)
+
+
 def rlimits_for(limits: Limits) -> list[tuple[int, int, int]]:
     """(resource, soft, hard) for each rlimit that applies."""
     out = []
@@ -124,9 +143,7 @@ def rlimits_for(limits: Limits) -> list[tuple[int, int, int]]:
     if limits.data_bytes:
         out.append((resource.RLIMIT_DATA, limits.data_bytes, limits.data_bytes))
     if limits.processes and os.geteuid() != 0:
-        # Per user, machine-wide: the user's other tasks count too, so allow for them.
-        cap = user_task_count(os.geteuid()) + limits.processes
-        out.append((resource.RLIMIT_NPROC, cap, cap))
+        out.append((resource.RLIMIT_NPROC, *(nproc_cap(limits.processes),) * 2))
     out.append((resource.RLIMIT_CORE, 0, 0))  # a crash must not leave GBs of core behind
     return out
 
