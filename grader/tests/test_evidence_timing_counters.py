@@ -5,6 +5,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from grader.evidence.counters import (KernelTraffic, compare_traffic, emulated_traffic, parse_ncu_csv,
                                       permission_from)
 from grader.evidence.record import Copy, Kernel, Record
@@ -79,9 +81,14 @@ def test_ncu_output_without_a_table_is_a_reason():
     assert "ERR_NVGPUCTRPERM" in parse_ncu_csv(said)
 
 
-def test_the_reference_counters_match_its_emulated_profile():
-    gpu = parse_ncu_csv((SAMPLES / "matmul_tiled_n17.ncu.csv").read_text())
-    emulated = emulated_traffic(json.loads((SAMPLES / "matmul_tiled_n17.emu.json").read_text()))
+@pytest.mark.parametrize("run", ["matmul_tiled_n17", "matmul_naive_n100"])
+def test_the_reference_counters_match_its_emulated_profile(run):
+    # ncu on an H100 (grader/scripts/evidence_verify.py's runs of the same names), sectors and
+    # distinct bytes: naive's warp reads 2 addresses of A and 16 of B in a row at each k.
+    gpu = parse_ncu_csv((SAMPLES / f"{run}.ncu.csv").read_text())
+    emulated = emulated_traffic(json.loads((SAMPLES / f"{run}.emu.json").read_text()))
+    figures = lambda t: (t.launches, t.ld_sectors, t.st_sectors, t.ld_bytes, t.st_bytes, t.bytes_measured)  # noqa: E731
+    assert {k: figures(t) for k, t in gpu.items()} == {k: figures(t) for k, t in emulated.items()}
     assert compare_traffic(gpu, emulated, tolerance=0) == []
 
 
@@ -96,19 +103,23 @@ def test_a_kernel_that_skipped_its_work_is_caught_by_its_sectors():
 
 
 def test_loads_the_compiler_merged_are_the_same_work():
-    # nbody's member_access: pos[j].x, .y, .z and .w read one by one in the source, one 16-byte
-    # load on the GPU (ncu on an H200, as a non-root user): a quarter of the sectors, the same bytes.
+    # nbody's member_access on naive-five-bodies: pos[j].x, .y, .z and .w read one by one in the
+    # source, one 16-byte load on the GPU (it lost its points as a non-root user on an H200: 26
+    # load sectors on the GPU, 86 emulated); the distinct bytes a request asks for are 480 on both.
+    broadcast = {"global_load": {"requests": 10, "sectors": 10, "data_bytes": 40, "bytes": 100}}
     emulated = emulated_traffic({"launches": [{"kernel": "forces_naive_kernel", "sites": [
-        {"global_load": {"requests": 2, "sectors": 3, "bytes": 80}},
-        *[{"global_load": {"requests": 10, "sectors": 10, "bytes": 100}}] * 4,
-        {"global_store": {"requests": 2, "sectors": 3, "bytes": 20}}]}] * 2})
-    merged = {"forces_naive_kernel": KernelTraffic(2, 24, 26, 4, 6, ld_bytes=960, st_bytes=40, bytes_measured=True)}
-    assert emulated["forces_naive_kernel"].ld_sectors == 86
+        {"global_load": {"requests": 2, "sectors": 3, "data_bytes": 80, "bytes": 80}}, *[broadcast] * 4,
+        {"global_store": {"requests": 2, "sectors": 3, "data_bytes": 20, "bytes": 20}}]}] * 2})
+    assert (emulated["forces_naive_kernel"].ld_sectors, emulated["forces_naive_kernel"].ld_bytes) == (86, 480)
+    merged = {"forces_naive_kernel": KernelTraffic(2, 24, 26, 4, 6, ld_bytes=480, st_bytes=40, bytes_measured=True)}
     assert compare_traffic(merged, emulated) == []
-    # Without the bytes (an ncu that lacks the metric) the sectors decide, as before.
+    # Without the bytes on either side (an ncu that lacks the metric, a profile from before it)
+    # the sectors decide, as before.
+    expected = ["forces_naive_kernel: global load sectors 26 on the GPU, 86 emulated (2 and 2 launches)"]
     assert compare_traffic({"forces_naive_kernel": replace(merged["forces_naive_kernel"], bytes_measured=False)},
-                           emulated) == ["forces_naive_kernel: global load sectors 26 on the GPU, 86 emulated "
-                                         "(2 and 2 launches)"]
+                           emulated) == expected
+    old_profile = {k: replace(v, bytes_measured=False) for k, v in emulated.items()}
+    assert compare_traffic(merged, old_profile) == expected
 
 
 def test_bytes_not_asked_for_or_sectors_the_emulator_never_touched_differ():

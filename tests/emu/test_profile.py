@@ -215,7 +215,8 @@ def test_coalesced_loads_take_4_sectors_a_warp(profile):
 
 
 def test_strided_loads_take_a_sector_a_lane(profile):
-    assert totals(profile, "strided")["global_load"] == {"requests": 1, "sectors": 32, "bytes": 128, "accesses": 32}
+    assert totals(profile, "strided")["global_load"] == {"requests": 1, "sectors": 32, "data_bytes": 128, "bytes": 128,
+                                                                  "accesses": 32}
 
 
 def test_16_byte_accesses_through_a_cast(profile):

@@ -87,3 +87,13 @@ def test_a_result_stored_member_by_member_was_written_by_the_kernel(profile):
     for writer_id, count in part["writers"]:
         by_name[writers[writer_id]["name"]] = by_name.get(writers[writer_id]["name"], 0) + count
     assert by_name == {"members": 32 * 16}
+
+
+def test_data_bytes_count_each_distinct_byte_of_a_request_once(profile):
+    # What ncu's smsp__sass_data_bytes_mem_global_op_ld counts, and what nvcc's merging of a
+    # float4's four member reads into one 16-byte load does not change: pos[i].x and .y, 32
+    # distinct 4-byte words each; each broadcast pos[j].<m>, 4 bytes; flags[i].id, 32 words.
+    loads = totals(profile, "members")["global_load"]
+    assert loads["data_bytes"] == 2 * 32 * 4 + 16 * 4 + 32 * 4
+    stores = totals(profile, "members")["global_store"]
+    assert stores["data_bytes"] == 4 * 32 * 4 + 32 * 4

@@ -78,7 +78,7 @@ def profile(tmp_path_factory) -> dict:
 
 def test_a_shifting_warp_counted_a_period_at_a_time(profile):
     load = totals(profile, "shifting")["global_load"]
-    assert load == {"requests": 100, "accesses": 3200, "bytes": 12800, "sectors": 487}
+    assert load == {"requests": 100, "accesses": 3200, "bytes": 12800, "sectors": 487, "data_bytes": 12800}
 
 
 def test_lanes_that_leave_a_loop_early(profile):

@@ -15,6 +15,7 @@ void AccessCounts::add(const AccessCounts &other)
     accesses += other.accesses;
     bytes += other.bytes;
     sectors += other.sectors;
+    data_bytes += other.data_bytes;
     wavefronts += other.wavefronts;
     conflicts += other.conflicts;
 }
@@ -206,6 +207,24 @@ CUDAEMU_NO_ASAN void WarpRecorder::flush_chains()
     chains_.clear();
 }
 
+// The bytes a request's lanes ask for, each counted once: the union of their [address, address +
+// size) ranges.
+CUDAEMU_NO_ASAN std::uint64_t WarpRecorder::distinct_bytes(const Lane *lanes, std::size_t count)
+{
+    std::pair<std::uintptr_t, std::uintptr_t> ranges[32];
+    std::size_t n = std::min<std::size_t>(count, 32);
+    for (std::size_t i = 0; i < n; ++i) ranges[i] = {lanes[i].entry->address, lanes[i].entry->address + lanes[i].entry->size};
+    std::sort(ranges, ranges + n);
+    std::uint64_t bytes = 0;
+    std::uintptr_t covered = 0;  // the end of the union so far
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uintptr_t start = std::max(ranges[i].first, covered);
+        if (ranges[i].second > start) bytes += ranges[i].second - start;
+        covered = std::max(covered, ranges[i].second);
+    }
+    return bytes;
+}
+
 CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t count)
 {
     const Entry &first = *lanes[0].entry;
@@ -236,6 +255,7 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
         counts.accesses += count;
         counts.bytes += (std::uint64_t)first.size * count;
         counts.sectors += (end >> 5) - (first.address >> 5) + 1;
+        counts.data_bytes += pattern == Pattern::Uniform ? first.size : (std::uint64_t)first.size * count;
         return;
     }
     if (first.space == Space::Global) {
@@ -253,6 +273,7 @@ CUDAEMU_NO_ASAN void WarpRecorder::count_request(const Lane *lanes, std::size_t 
         counts.accesses += count;
         counts.bytes += bytes;
         counts.sectors += distinct(scratch_.data(), scratch_.size());
+        counts.data_bytes += distinct_bytes(lanes, count);
         return;
     }
     AccessCounts &counts = first.op == Op::Load ? site.shared_load : site.shared_store;
@@ -448,6 +469,7 @@ CUDAEMU_NO_ASAN bool WarpRecorder::count_side_by_side(const ProfileRun &lane0, u
         counts.wavefronts += (std::uint64_t)requests * ((lanes + phase_lanes - 1) / phase_lanes);
         return true;
     }
+    counts.data_bytes += (std::uint64_t)requests * lanes * size;
     for (std::uint32_t j = 0; j < requests; ++j) {
         const std::uintptr_t start = first + (std::uintptr_t)(lane0.stride * (std::intptr_t)j);
         counts.sectors += ((start + lanes * size - 1) >> 5) - (start >> 5) + 1;
@@ -561,6 +583,7 @@ void add_repeats(AccessCounts &total, const AccessCounts &before, const AccessCo
     total.accesses += (after.accesses - before.accesses) * times;
     total.bytes += (after.bytes - before.bytes) * times;
     total.sectors += (after.sectors - before.sectors) * times;
+    total.data_bytes += (after.data_bytes - before.data_bytes) * times;
     total.wavefronts += (after.wavefronts - before.wavefronts) * times;
     total.conflicts += (after.conflicts - before.conflicts) * times;
 }

@@ -24,7 +24,10 @@
 // where the hook starts the run over inline (memory_access.h: profile_run_restarts).
 //
 // For each request: global memory, the distinct 32-byte sectors the lanes touch (ncu's
-// l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}); shared memory, the wavefronts it takes with
+// l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}) and the distinct bytes they ask for (ncu's
+// smsp__sass_data_bytes_mem_global_op_{ld,st}: one address many lanes read counts once, and a
+// float4's four members read one by one count as the one 16-byte load nvcc makes of them);
+// shared memory, the wavefronts it takes with
 // 32 banks of 4 bytes: per bank, the distinct 4-byte words asked for (one word read by many
 // lanes is a broadcast); 8-byte accesses run as two half-warps and 16-byte ones as four
 // quarter-warps, as the hardware splits them, except that the two quarters of a half-warp that
@@ -68,6 +71,7 @@ struct AccessCounts {
     std::uint64_t accesses = 0;    // lane-level accesses
     std::uint64_t bytes = 0;
     std::uint64_t sectors = 0;     // global: 32-byte sectors touched, per request summed
+    std::uint64_t data_bytes = 0;  // global: the distinct bytes the lanes ask for, per request summed
     std::uint64_t wavefronts = 0;  // shared: wavefronts
     std::uint64_t conflicts = 0;   // shared: wavefronts beyond the ones the request needs
     void add(const AccessCounts &other);
@@ -187,6 +191,7 @@ private:
         unsigned int lane;
         const Entry *entry;
     };
+    static std::uint64_t distinct_bytes(const Lane *lanes, std::size_t count);
     // Where one lane is in its runs of the key being regrouped.
     struct Cursor {
         unsigned int lane;

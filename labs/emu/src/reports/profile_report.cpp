@@ -4,7 +4,7 @@
 // {"version": 1,
 //  "launches": [{"kernel", "file", "line", "origin", "device", "grid": [x, y, z], "block": [x, y, z], "threads",
 //                "barriers", "wmma" (warp matrix multiply-adds), "sites": [{"file", "line", "name", "global_load": {requests, sectors,
-//                bytes, accesses}, "global_store", "shared_load": {requests, wavefronts,
+//                data_bytes, bytes, accesses}, "global_store", "shared_load": {requests, wavefronts,
 //                conflicts, bytes, accesses}, "shared_store", "global_atomic", "shared_atomic"}]}],
 //  "writers": [{"id", "kind": "kernel"|"host_copy"|"memset", "name", "file", "line", "origin", "device"}],
 //  "outputs": [{"what", "bytes", "staged_kernel_bytes", "staged_own_by_device": [[device, bytes]], "parts": [{"bytes", "device", "file", "line", "changed_on_host",
@@ -82,7 +82,8 @@ void counts_json(FILE *out, const char *name, const AccessCounts &c, bool shared
         std::fprintf(out, "\"wavefronts\": %llu, \"conflicts\": %llu, ", (unsigned long long)c.wavefronts,
                      (unsigned long long)c.conflicts);
     else
-        std::fprintf(out, "\"sectors\": %llu, ", (unsigned long long)c.sectors);
+        std::fprintf(out, "\"sectors\": %llu, \"data_bytes\": %llu, ", (unsigned long long)c.sectors,
+                     (unsigned long long)c.data_bytes);
     std::fprintf(out, "\"bytes\": %llu, \"accesses\": %llu}", (unsigned long long)c.bytes,
                  (unsigned long long)c.accesses);
     first = false;
