@@ -191,9 +191,8 @@ def run_command(folder, compiler, overrides, name):
     """(The program's run command, the Makefile's arguments where hecbench_args.json gives
     others, else None): the Makefile's `run` recipe (make -n), with hecbench_args.json's
     arguments instead where it names the program."""
-    result = subprocess.run(["make", "-n", "-s", "run"] + make_variables(compiler), cwd=folder,
-                            capture_output=True, text=True, errors="replace")
-    recipe = re.sub(r"\\\n\s*", " ", result.stdout)  # a command continued over lines (bitcracker's) is one
+    result = run_limited(["make", "-n", "-s", "run"] + make_variables(compiler), folder, MAKE_N_LIMIT)
+    recipe = re.sub(r"\\\n\s*", " ", result.output)  # a command continued over lines (bitcracker's) is one
     lines = [line.strip() for line in recipe.splitlines() if re.match(r"\s*(\S*/)?\./", line)]
     if not lines:
         return None, None
@@ -254,6 +253,7 @@ def run_once(command, folder, timeout, clock="wall", end=None):
 
 # Wall seconds a program's build (make) may take: a build that hangs must not hold a runner's thread.
 BUILD_LIMIT = 300
+MAKE_N_LIMIT = 60  # make -n run, make clean: no compiler runs, a hang is the Makefile's
 
 
 def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_options=None, clock="wall", end=None,
@@ -293,7 +293,7 @@ def evaluate(folder, compiler, overrides, timeout, deadline, shrink=0, build_opt
         folder = folder + ".resized"
         result["args"] += f" (built with {note}: hecbench_args.json)"
     start = time.monotonic()
-    subprocess.run(["make", "clean"], cwd=folder, capture_output=True)
+    run_limited(["make", "clean"], folder, MAKE_N_LIMIT, end=end)
     built = run_limited(["make"] + make_variables(compiler) + own_options, folder, BUILD_LIMIT, end=end)
     result["build_s"] = round(time.monotonic() - start, 1)
     if built.stopped == "end":

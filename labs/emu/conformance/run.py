@@ -35,7 +35,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -138,10 +137,12 @@ def cmake_configure(root, build_dir, compiler):
     command = ["cmake", "-S", root, "-B", build_dir, f"-DCMAKE_CUDA_COMPILER={compiler}",
                f"-DCMAKE_PROJECT_INCLUDE={CMAKE_GLUE}", "-DCMAKE_BUILD_TYPE=Release"]
     try:
-        result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        result = run_limited(command, None, BUILD_LIMIT)
     except FileNotFoundError:
         return False, "cmake is not installed (the CMake build needs CMake 3.20 or later)"
-    return result.returncode == 0, first_error(result.stdout + result.stderr)
+    if result.stopped:
+        return False, f"cmake's configure ran past {describe(BUILD_LIMIT, 'wall')} and was stopped"
+    return result.returncode == 0, first_error(result.output)
 
 
 def cmake_build(program, folder, root, build_dir, end=None):
