@@ -43,6 +43,9 @@ def lab_program(lab_id: str, program: str, *, flavor: str = "solution", emu: boo
     return result.programs[program]
 
 
+_HANDED_IN: set[Path] = set()
+
+
 def hand_in(name: str, *folders: Path) -> Path:
     """A corpus's submission copied where the grader keeps handed-in folders, build/unpacked/<name>,
     each folder's files over the one's before (as intake does, without its checks: some entries
@@ -52,7 +55,9 @@ def hand_in(name: str, *folders: Path) -> Path:
     goes when the process ends."""
     folder = BUILD_DIR / "unpacked" / f"{name}.{os.getpid()}"
     remove_tree(folder)
-    atexit.register(remove_tree, folder)
+    if folder not in _HANDED_IN:  # removed once, at exit, however often it is handed in again
+        _HANDED_IN.add(folder)
+        atexit.register(remove_tree, folder)
     for source in folders:
         shutil.copytree(source, folder, symlinks=True, dirs_exist_ok=True)
     return folder
