@@ -32,7 +32,7 @@ thread's reads of neighbouring members into one wider load (pos[j].x, .y, .z and
 as one 16-byte load): fewer requests and sectors on the GPU, for the same work. The distinct
 bytes a request's lanes ask for (ncu's smsp__sass_data_bytes_mem_global_op_{ld,st}, the profile's
 "data_bytes") do not change with that: four 4-byte reads of one float4 or one 16-byte read, 16
-bytes. Equal on matmul's tiled (n = 17) and naive (n = 100) kernels, ncu on an H100. So where
+bytes. Equal to ncu's on the kernels grader/tests/samples/evidence holds (an H100). So where
 both sides give them, the bytes must agree, and the GPU's sectors may be fewer than the
 emulator's but not more; without them (an ncu that lacks the metric, a profile written before
 it), the sectors must agree.
