@@ -80,15 +80,16 @@ class CaseGrader:
     def _time_again(self, case: Case, ready: ReadyCase, first: PlanRun, compared: PlanRun | None,
                     result: CaseResult, correct: str, timing: ReferenceTiming) -> None:
         """A SLOW case on a GPU, timed once more right after the reference's figure is taken again
-        (the plans run_plan.retime_plans counts): another process on the GPU while either was timed (a node shared,
+        (run_plan.retime_plans): another process on the GPU while either was timed (a node shared,
         a batch's gradings side by side) must not cost the points. The second pair decides only
         where that run is right, its figures hold against what the grader saw and its GPU record
         backs them and (where the work is judged) matches the emulated run, as the first's did;
         the reason gives both pairs. correct: the case's reason before its timing."""
-        reference_value = timing.measure(case, ready, plans.timing_plan(first.plan))
+        reference_plan, again_plan = plans.retime_plans(first.plan)
+        reference_value = timing.measure(case, ready, reference_plan)
         if reference_value is None:
             return
-        run = self.runner.run(first.plan, ready)
+        run = self.runner.run(again_plan, ready)
         if run.verdict != AC or figure_doubts(run.figures, run.outcome):
             return
         if compared is not None and self.evidence.judge(case, ready, run, compared):

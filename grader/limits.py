@@ -143,7 +143,8 @@ def rlimits_for(limits: Limits) -> list[tuple[int, int, int]]:
     if limits.data_bytes:
         out.append((resource.RLIMIT_DATA, limits.data_bytes, limits.data_bytes))
     if limits.processes and os.geteuid() != 0:
-        out.append((resource.RLIMIT_NPROC, *(nproc_cap(limits.processes),) * 2))
+        cap = nproc_cap(limits.processes)
+        out.append((resource.RLIMIT_NPROC, cap, cap))
     out.append((resource.RLIMIT_CORE, 0, 0))  # a crash must not leave GBs of core behind
     return out
 

@@ -149,14 +149,10 @@ def timing_plan(first: RunPlan) -> RunPlan:
     return replace(first, purpose=REFERENCE)
 
 
-def retime_plans(lab: Lab, case: Case, *, emu: bool, gpus: int) -> list[RunPlan]:
-    """A timed case that came out SLOW on a GPU: the reference's figure taken again, then the
-    student's first GRADE run again, right after it (case_grade.CaseGrader._time_again). None
-    under the emulator, where nothing is SLOW."""
-    if emu or not case.timed or lab.timing.slow_factor <= 0:
-        return []
-    first = case_plans(lab, case, emu=emu, checks=False, gpus=gpus)[0]
-    return [timing_plan(first), first]
+def retime_plans(first: RunPlan) -> tuple[RunPlan, RunPlan]:
+    """A timed case that came out SLOW on a GPU (case_grade.CaseGrader._time_again): the
+    reference's figure taken again, then the student's first GRADE run again, right after it."""
+    return timing_plan(first), first
 
 
 def profile_retries(plan: RunPlan) -> list[RunPlan]:
@@ -230,4 +226,6 @@ def plans_for(lab: Lab, case: Case, *, emu: bool, checks: bool, gpus: int) -> li
     if plans[0].gpu_record and judges_work_on_gpu(lab, case):
         work = work_plan(lab, case, plans[0])
         extra += [work, *filter(None, [evidence_plan(work, plans[0])]), counters_plan(plans[0])]
-    return plans + extra + retime_plans(lab, case, emu=emu, gpus=gpus)
+    if not emu and case.timed and lab.timing.slow_factor > 0:  # SLOW only on a GPU
+        extra += retime_plans(plans[0])
+    return plans + extra

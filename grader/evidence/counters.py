@@ -201,13 +201,14 @@ def _apart(a: int, b: int, tolerance: float, least: int = MIN_SECTORS) -> bool:
     return abs(a - b) > tolerance * max(a, b) + least
 
 
-def _difference(what: str, g: KernelTraffic, e: KernelTraffic, tolerance: float) -> str | None:
+def _difference(what: str, sectors: tuple[int, int], data_bytes: tuple[int, int] | None,
+                tolerance: float) -> str | None:
     """How one direction (load or store) of a kernel differs, as the module's docstring says; None
-    where it agrees."""
-    op = "ld" if what == "load" else "st"
-    gpu_sectors, emu_sectors = getattr(g, f"{op}_sectors"), getattr(e, f"{op}_sectors")
-    if g.bytes_measured and e.bytes_measured:
-        gpu_bytes, emu_bytes = getattr(g, f"{op}_bytes"), getattr(e, f"{op}_bytes")
+    where it agrees. sectors and data_bytes: (the GPU's, the emulator's); data_bytes None where
+    a side lacks them."""
+    gpu_sectors, emu_sectors = sectors
+    if data_bytes is not None:
+        gpu_bytes, emu_bytes = data_bytes
         if _apart(gpu_bytes, emu_bytes, tolerance, MIN_BYTES):
             return f"global {what} bytes {gpu_bytes} on the GPU, {emu_bytes} emulated"
         if gpu_sectors > emu_sectors and _apart(gpu_sectors, emu_sectors, tolerance):
@@ -229,8 +230,10 @@ def compare_traffic(gpu: dict[str, KernelTraffic], emulated: dict[str, KernelTra
             side = "the GPU run" if e is None else "the emulated run"
             differences.append(f"{key}: only {side} ran it ({(g or e).launches} launches)")
             continue
-        for what in ("load", "store"):
-            differs = _difference(what, g, e, tolerance)
+        measured = g.bytes_measured and e.bytes_measured
+        for what, sectors, data_bytes in (("load", (g.ld_sectors, e.ld_sectors), (g.ld_bytes, e.ld_bytes)),
+                                          ("store", (g.st_sectors, e.st_sectors), (g.st_bytes, e.st_bytes))):
+            differs = _difference(what, sectors, data_bytes if measured else None, tolerance)
             if differs:
                 differences.append(f"{key}: {differs} ({g.launches} and {e.launches} launches)")
     return differences

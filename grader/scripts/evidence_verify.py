@@ -53,9 +53,10 @@ class Run:
     input: str | None = None  # a file of the kit the program reads: "{input}" in args names it
     timed: bool = True  # whether the record is held against the program's kernel_ms here
 
-    def argv(self, program: Path, folder: Path, input_dir: Path = KIT) -> list[str]:
-        """The program's command line, its output in `folder` and its input file in `input_dir`."""
-        given = str(input_dir / Path(self.input).name if input_dir != KIT else KIT / self.input) if self.input else ""
+    def argv(self, program: Path, folder: Path, input_file: Path | None = None) -> list[str]:
+        """The program's command line, its output in `folder`; its input the kit's file, or
+        input_file (a copy of it)."""
+        given = str(input_file or KIT / self.input) if self.input else ""
         return [str(program), *(a.replace("{input}", given) for a in self.args), "--out", str(folder / "out")]
 
 
@@ -133,16 +134,15 @@ def traced(program: Path, run: Run, tracer: Path, folder: Path, user: str | None
     """Runs the program under the tracer in `folder` (as `user` through runuser when given)."""
     record_path, result_path = folder / "record.jsonl", folder / "result.json"
     env = {**os.environ, **tracer_environment(tracer, record_path), "LABKIT_RESULT": str(result_path)}
-    input_dir = KIT
+    input_file = None
     if user:  # the kit may sit in a folder the user cannot enter: the files it needs, copied
         program = Path(shutil.copy(program, folder / program.name))
         library = Path(shutil.copy(tracer, folder / tracer.name))
         env.update(tracer_environment(library, record_path))
-        copied = [Path(shutil.copy(KIT / run.input, folder))] if run.input else []
-        for path in (folder, program, library, *copied):
+        input_file = Path(shutil.copy(KIT / run.input, folder)) if run.input else None
+        for path in (folder, program, library, *filter(None, [input_file])):
             shutil.chown(path, user)
-        input_dir = folder
-    argv = run.argv(program, folder, input_dir)
+    argv = run.argv(program, folder, input_file)
     if user:
         keep = ["CUDA_INJECTION64_PATH", "LABKIT_GPU_RECORD", "LABKIT_RESULT", "PATH", "LD_LIBRARY_PATH"]
         argv = ["runuser", "-u", user, "--", "env", *[f"{k}={env[k]}" for k in keep if k in env], *argv]

@@ -213,7 +213,8 @@ CUDAEMU_NO_ASAN std::uint64_t WarpRecorder::distinct_bytes(const Lane *lanes, st
 {
     std::pair<std::uintptr_t, std::uintptr_t> ranges[32];
     std::size_t n = std::min<std::size_t>(count, 32);
-    for (std::size_t i = 0; i < n; ++i) ranges[i] = {lanes[i].entry->address, lanes[i].entry->address + lanes[i].entry->size};
+    for (std::size_t i = 0; i < n; ++i)
+        ranges[i] = {lanes[i].entry->address, lanes[i].entry->address + lanes[i].entry->size};
     std::sort(ranges, ranges + n);
     std::uint64_t bytes = 0;
     std::uintptr_t covered = 0;  // the end of the union so far

@@ -27,14 +27,13 @@
 // l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}) and the distinct bytes they ask for (ncu's
 // smsp__sass_data_bytes_mem_global_op_{ld,st}: one address many lanes read counts once, and a
 // float4's four members read one by one count as the one 16-byte load nvcc makes of them);
-// shared memory, the wavefronts it takes with
-// 32 banks of 4 bytes: per bank, the distinct 4-byte words asked for (one word read by many
-// lanes is a broadcast); 8-byte accesses run as two half-warps and 16-byte ones as four
-// quarter-warps, as the hardware splits them, except that the two quarters of a half-warp that
-// each read one 16-byte address take one wavefront together (measured with ncu on an H200,
-// labs/emu/scripts/ncu_compare.py: the tiled product's LDS.128 of Ablock[ty][k..k+3], one
-// address for each 16 lanes, takes 2 wavefronts; apsp's left_t[k][4ty..] 2, its right[k][4tx..]
-// 4). Bank conflicts = wavefronts - the phases a request needs (ncu's
+// shared memory, the wavefronts it takes with 32 banks of 4 bytes: per bank, the distinct
+// 4-byte words asked for (one word read by many lanes is a broadcast); 8-byte accesses run as
+// two half-warps and 16-byte ones as four quarter-warps, as the hardware splits them, except
+// that the two quarters of a half-warp that each read one 16-byte address take one wavefront
+// together (measured with ncu on an H200, labs/emu/scripts/ncu_compare.py: the tiled product's
+// LDS.128 of Ablock[ty][k..k+3], one address for each 16 lanes, takes 2 wavefronts; apsp's
+// left_t[k][4ty..] 2, its right[k][4tx..] 4). Bank conflicts = wavefronts - the phases a request needs (ncu's
 // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}).
 //
 // What the compiler makes of the source, modelled for its common case: four 4-byte shared loads
